@@ -1,0 +1,311 @@
+//! Every command-line flag of agentguard, in one place.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agentguard",
+    version,
+    about = "Watches autonomous coding agents (Claude Code, Codex CLI) through their hooks",
+    long_about = "Watches autonomous coding agents (Claude Code, Codex CLI) through their hooks.\n\n\
+        At every Stop a two-layer judge (regex, then an LLM only on a hit) reads the agent's final \
+        words for unverified commit/push/deploy proposals, session splitting, deferred scope and \
+        fixes without a root cause or reproduction. At every PreToolUse, read-only roles are \
+        enforced and dangerous commands are gated.\n\n\
+        Exit codes: 0 ok, 1 found (violation, secret, unhealthy), 2 usage or configuration error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add agentguard's hooks to Claude Code or Codex settings
+    Install(InstallArgs),
+    /// Remove agentguard's hooks, and nothing else
+    Uninstall(InstallArgs),
+    /// Hook entry points, called by the agent host
+    #[command(subcommand)]
+    Hook(HookCommand),
+    /// Run the detectors on a text (file or stdin)
+    Judge(JudgeArgs),
+    /// Replace secrets in a text with [REDACTED:<kind>]
+    Redact(RedactArgs),
+    /// Show, measure and replay logged decisions
+    Logs(LogsArgs),
+    /// Check everything a failure could hide behind
+    Doctor(DoctorArgs),
+    /// Read and edit the configuration
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Start an agent CLI as a read-only reviewer
+    Launch(LaunchArgs),
+    /// Print shell completions, or the man page
+    Completions(CompletionsArgs),
+    /// Update agentguard from its releases
+    SelfUpdate(SelfUpdateArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Host {
+    /// Claude Code
+    Claude,
+    /// OpenAI Codex CLI
+    Codex,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scope {
+    /// ~/.claude/settings.json, ~/.codex/
+    User,
+    /// .claude/settings.json in the project (shared with the team)
+    Project,
+    /// .claude/settings.local.json in the project (not committed)
+    Local,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookEvent {
+    Stop,
+    SubagentStop,
+    PreTool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Which agent host to configure
+    #[arg(long, value_enum, default_value = "claude")]
+    pub host: Host,
+    /// Which settings file to edit
+    #[arg(long, value_enum, default_value = "user")]
+    pub scope: Scope,
+    /// Hook events to install
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "stop,subagent-stop,pre-tool")]
+    pub events: Vec<HookEvent>,
+    /// Print the change as a unified diff and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask for confirmation
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Project directory for the project and local scopes (default: current directory)
+    #[arg(long)]
+    pub project_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Stop and SubagentStop: judge the agent's final words
+    Stop(HookArgs),
+    /// PreToolUse: enforce read-only roles and gate dangerous commands
+    PreTool(HookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The host calling the hook (decides the output protocol)
+    #[arg(long, value_enum, default_value = "claude")]
+    pub host: Host,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// Text to judge; `-` or nothing reads stdin
+    pub file: Option<PathBuf>,
+    /// Only run this detector (repeatable)
+    #[arg(long = "detector", short = 'd')]
+    pub detectors: Vec<String>,
+    /// Judge backend (auto, rules, command, codex, claude, openai, anthropic)
+    #[arg(long, short = 'b')]
+    pub backend: Option<String>,
+    /// Print one JSON object instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Text to redact; `-` or nothing reads stdin
+    pub file: Option<PathBuf>,
+    /// Print the counts per kind as JSON on stderr
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when anything was redacted
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct LogsArgs {
+    #[command(subcommand)]
+    pub command: Option<LogsCommand>,
+    #[command(flatten)]
+    pub filter: LogFilter,
+    /// One JSON record per line
+    #[arg(long)]
+    pub json: bool,
+    /// Keep printing new decisions as they are logged
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+}
+
+#[derive(Debug, Args, Default, Clone)]
+pub struct LogFilter {
+    /// Only decisions newer than this: 2h, 3d, 45m or a date (2026-11-29)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only this detector
+    #[arg(long)]
+    pub detector: Option<String>,
+    /// Only this verdict (violation, allow, fail, skip, miss)
+    #[arg(long)]
+    pub verdict: Option<String>,
+    /// Only this session id
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only decisions made in this working directory
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LogsCommand {
+    /// One decision in full
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Figures per detector and per day
+    Stats {
+        #[arg(long)]
+        since: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-judge logged texts with today's config and show changed verdicts
+    Replay {
+        #[command(flatten)]
+        filter: LogFilter,
+        /// Judge backend for the replay
+        #[arg(long)]
+        backend: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Label a decision right or wrong
+    Label {
+        id: String,
+        label: LabelValue,
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Write decisions as JSONL
+    Export {
+        /// Only labeled decisions, in the evaluation-set format
+        #[arg(long)]
+        labeled: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LabelValue {
+    Right,
+    Wrong,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Machine-readable report
+    #[arg(long)]
+    pub json: bool,
+    /// Send a tiny known text through the configured judge backend
+    #[arg(long)]
+    pub probe: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the path of every config file, and whether it exists
+    Path,
+    /// Print the effective configuration (defaults, user, project, env merged)
+    Show {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a commented default config to the user config file
+    Init {
+        /// Overwrite an existing file
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print one value by dotted key (judge.backend)
+    Get { key: String },
+    /// Set one value in the user config file, keeping comments and layout
+    Set {
+        key: String,
+        value: String,
+        /// Edit the project's .agentguard.toml instead
+        #[arg(long)]
+        project: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentCli {
+    Claude,
+    Codex,
+    Grok,
+    Opencode,
+    Gemini,
+}
+
+#[derive(Debug, Args)]
+pub struct LaunchArgs {
+    /// Start the CLI so that it cannot write
+    #[arg(long, required = true)]
+    pub read_only: bool,
+    /// The agent CLI to start
+    #[arg(value_enum)]
+    pub cli: AgentCli,
+    /// Print the argv instead of running it
+    #[arg(long)]
+    pub print: bool,
+    /// Print the argv and environment as JSON instead of running it
+    #[arg(long)]
+    pub json: bool,
+    /// Arguments for the CLI, after `--`
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionTarget {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    Elvish,
+    /// The man page (roff)
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: CompletionTarget,
+}
+
+#[derive(Debug, Args)]
+pub struct SelfUpdateArgs {
+    /// Only say whether a newer release exists
+    #[arg(long)]
+    pub check: bool,
+    /// Do not ask for confirmation
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}

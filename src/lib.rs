@@ -1,0 +1,37 @@
+//! agentguard: guards autonomous coding agents through their hooks.
+//!
+//! The binary is a thin shell around this library: `cli` holds the flags, `commands` one module
+//! per subcommand, and everything else is the shared core that the commands call.
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod paths;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Parse the command line, run the command, map the outcome to an exit code.
+pub fn run() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { error::exit::USAGE } else { error::exit::OK };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    match commands::run(cli.command) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            if err.kind != error::ErrorKind::BrokenPipe {
+                eprintln!("agentguard: error: {}", err.message);
+                if let Some(hint) = &err.hint {
+                    eprintln!("  hint: {hint}");
+                }
+            }
+            ExitCode::from(err.exit_code())
+        }
+    }
+}
