@@ -104,3 +104,25 @@ impl Env {
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
+
+/// The directory holding a pinned agent CLI installed by `scripts/install-clis.sh`, found
+/// through `var` (set by `scripts/test.sh`). Under `CI=true` a missing CLI fails the test
+/// loudly; elsewhere the test is skipped with a message on stderr (returns None).
+pub fn cli_bin_dir(var: &str, cli: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(var).map(PathBuf::from);
+    if let Some(dir) = dir.filter(|d| d.join(cli).exists()) {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("`{cli}` not found through ${var}: run the suite with scripts/test.sh, which installs it");
+    }
+    eprintln!(
+        "SKIPPED: `{cli}` not found through ${var}; run scripts/test.sh to install the pinned CLIs"
+    );
+    None
+}
+
+/// The bin directory of the pinned claude, codex, opencode, gemini and xAI grok CLIs.
+pub fn agent_cli_dir(cli: &str) -> Option<PathBuf> {
+    cli_bin_dir("AGENTGUARD_TEST_CLI_BIN", cli)
+}
