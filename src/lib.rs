@@ -3,10 +3,17 @@
 //! The binary is a thin shell around this library: `cli` holds the flags, `commands` one module
 //! per subcommand, and everything else is the shared core that the commands call.
 
+pub mod backends;
 pub mod cli;
+pub mod config;
 pub mod commands;
+pub mod detectors;
 pub mod error;
+pub mod formula;
 pub mod paths;
+pub mod pipeline;
+pub mod redact;
+pub mod text;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,381 @@
+//! Detectors as data: the built-ins are TOML files in `assets/detectors/`, embedded at build
+//! time; users add or override detectors with `[[detectors]]` entries of the same schema.
+//!
+//! Loading is cheap on purpose (a hook runs it on every stop): the formula is parsed and the
+//! fields checked at load, while regexes are compiled on first use. `Detectors::check_patterns`
+//! compiles everything, for `judge`, `doctor` and `config show`.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use regex::{Regex, RegexSet};
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::formula::Formula;
+
+/// The built-in detectors, in the order they are reported.
+const BUILTIN: &[(&str, &str)] = &[
+    ("commit", include_str!("../assets/detectors/commit.toml")),
+    ("scope-check", include_str!("../assets/detectors/scope-check.toml")),
+    ("scope-change", include_str!("../assets/detectors/scope-change.toml")),
+    ("shallow-bugfix", include_str!("../assets/detectors/shallow-bugfix.toml")),
+    (
+        "bugfix-without-reproduction",
+        include_str!("../assets/detectors/bugfix-without-reproduction.toml"),
+    ),
+    ("destructive", include_str!("../assets/detectors/destructive.toml")),
+];
+
+/// The hook event a detector reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Event {
+    /// Stop and SubagentStop: the agent's final words.
+    Stop,
+    /// PreToolUse: a shell command about to run.
+    PreTool,
+}
+
+/// One detector as written in TOML. In a user `[[detectors]]` entry only `name` is required:
+/// for a built-in name the given keys override the built-in's, `enabled = false` disables it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectorSpec {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Event>>,
+    /// Layer 1: any match is a hit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub triggers: Option<Vec<String>>,
+    /// Layer 1: a match allows without the judge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skips: Option<Vec<String>>,
+    /// The boolean fields the judge returns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Vec<String>>,
+    /// Formula over `fields`; true blocks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_when: Option<String>,
+    /// What the judge must decide (wrapped by the pipeline with the anti-injection frame).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// What the agent is told on a block: what was found and what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    /// Cue patterns per field, for the offline `rules` judge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<BTreeMap<String, Vec<String>>>,
+}
+
+impl DetectorSpec {
+    fn override_with(&mut self, other: &DetectorSpec) {
+        macro_rules! take {
+            ($($field:ident),*) => { $( if other.$field.is_some() { self.$field = other.$field.clone(); } )* };
+        }
+        take!(enabled, description, events, triggers, skips, fields, block_when, prompt, feedback, rules);
+    }
+}
+
+#[derive(Debug)]
+pub struct Detector {
+    pub name: String,
+    pub description: String,
+    pub events: Vec<Event>,
+    pub triggers: Vec<String>,
+    pub skips: Vec<String>,
+    pub fields: Vec<String>,
+    pub block_when: String,
+    pub formula: Formula,
+    pub prompt: String,
+    pub feedback: String,
+    pub rules: Vec<(String, Vec<String>)>,
+    compiled: OnceLock<std::result::Result<Compiled, String>>,
+}
+
+/// The regexes of a detector beyond the Layer 1 trigger set, compiled on first use.
+#[derive(Debug)]
+pub struct Compiled {
+    pub triggers: Vec<Regex>,
+    pub skips: Vec<Regex>,
+    pub rules: Vec<(String, Vec<Regex>)>,
+}
+
+impl Detector {
+    fn from_spec(spec: DetectorSpec) -> Result<Detector> {
+        let name = spec.name.clone();
+        let missing = |key: &str| {
+            Error::config(format!("detector `{name}`: missing `{key}`"))
+                .with_hint("a new detector needs triggers, fields, block_when, prompt and feedback")
+        };
+        let fields = spec.fields.ok_or_else(|| missing("fields"))?;
+        if fields.is_empty() {
+            return Err(missing("fields"));
+        }
+        let block_when = spec.block_when.ok_or_else(|| missing("block_when"))?;
+        let formula = Formula::parse(&block_when, &fields).map_err(|err| {
+            Error::config(format!("detector `{name}`: block_when `{block_when}`: {err}"))
+        })?;
+        let rules: Vec<(String, Vec<String>)> = spec.rules.unwrap_or_default().into_iter().collect();
+        if let Some((field, _)) = rules.iter().find(|(field, _)| !fields.contains(field)) {
+            return Err(Error::config(format!(
+                "detector `{name}`: [rules] names unknown field `{field}` (fields: {})",
+                fields.join(", ")
+            )));
+        }
+        let triggers = spec.triggers.ok_or_else(|| missing("triggers"))?;
+        if triggers.is_empty() {
+            return Err(missing("triggers"));
+        }
+        Ok(Detector {
+            description: spec.description.unwrap_or_default(),
+            events: spec.events.unwrap_or_else(|| vec![Event::Stop]),
+            triggers,
+            skips: spec.skips.unwrap_or_default(),
+            fields,
+            block_when,
+            formula,
+            prompt: spec.prompt.ok_or_else(|| missing("prompt"))?,
+            feedback: spec.feedback.ok_or_else(|| missing("feedback"))?,
+            rules,
+            compiled: OnceLock::new(),
+            name,
+        })
+    }
+
+    /// The compiled triggers, skips and rule cues; an invalid pattern names the detector.
+    pub fn compiled(&self) -> std::result::Result<&Compiled, String> {
+        self.compiled
+            .get_or_init(|| {
+                let compile = |kind: &str, patterns: &[String]| {
+                    patterns
+                        .iter()
+                        .map(|p| {
+                            Regex::new(p).map_err(|err| {
+                                format!("detector `{}`: invalid {kind} pattern `{p}`: {err}", self.name)
+                            })
+                        })
+                        .collect::<std::result::Result<Vec<_>, _>>()
+                };
+                Ok(Compiled {
+                    triggers: compile("trigger", &self.triggers)?,
+                    skips: compile("skip", &self.skips)?,
+                    rules: self
+                        .rules
+                        .iter()
+                        .map(|(field, cues)| Ok((field.clone(), compile("rules", cues)?)))
+                        .collect::<std::result::Result<_, String>>()?,
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The JSON schema of the judge's reply: every field a boolean, plus a short reason.
+    pub fn reply_schema(&self) -> serde_json::Value {
+        let mut properties = serde_json::Map::new();
+        for field in &self.fields {
+            properties.insert(field.clone(), serde_json::json!({"type": "boolean"}));
+        }
+        properties.insert("reason".into(), serde_json::json!({"type": "string"}));
+        let mut required: Vec<&str> = self.fields.iter().map(String::as_str).collect();
+        required.push("reason");
+        serde_json::json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
+}
+
+/// The enabled detectors, built-ins first, then user detectors in config order.
+#[derive(Debug)]
+pub struct Detectors {
+    pub list: Vec<Detector>,
+}
+
+impl Detectors {
+    pub fn load(config: &Config) -> Result<Detectors> {
+        let mut specs: Vec<DetectorSpec> = BUILTIN
+            .iter()
+            .map(|(name, text)| {
+                toml_edit::de::from_str::<DetectorSpec>(text).map_err(|err| {
+                    Error::config(format!("built-in detector `{name}`: {}", err.message()))
+                })
+            })
+            .collect::<Result<_>>()?;
+        for entry in &config.detectors {
+            match specs.iter_mut().find(|s| s.name == entry.name) {
+                Some(existing) => existing.override_with(entry),
+                None => specs.push(entry.clone()),
+            }
+        }
+        let list = specs
+            .into_iter()
+            .filter(|spec| spec.enabled != Some(false))
+            .map(Detector::from_spec)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Detectors { list })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Detector> {
+        self.list.iter().find(|d| d.name == name)
+    }
+
+    /// The enabled detectors for `event`, optionally only those named in `only`.
+    pub fn select(&self, event: Event, only: &[String]) -> Result<Vec<&Detector>> {
+        if let Some(unknown) = only.iter().find(|name| self.get(name).is_none()) {
+            let known: Vec<&str> = self.list.iter().map(|d| d.name.as_str()).collect();
+            return Err(Error::usage(format!("no enabled detector named `{unknown}`"))
+                .with_hint(format!("enabled detectors: {}", known.join(", "))));
+        }
+        Ok(self
+            .list
+            .iter()
+            .filter(|d| d.events.contains(&event))
+            .filter(|d| only.is_empty() || only.contains(&d.name))
+            .collect())
+    }
+
+    /// Compiles every pattern of every detector, reporting the first error.
+    pub fn check_patterns(&self) -> Result<()> {
+        for detector in &self.list {
+            detector.compiled().map_err(Error::config)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every trigger of several detectors in one automaton: one pass over the text tells which
+/// detectors hit (the common no-hit stop ends here).
+pub struct TriggerSet {
+    set: RegexSet,
+    /// For each pattern of `set`, the index of its detector in the slice given to `new`.
+    owner: Vec<usize>,
+}
+
+impl TriggerSet {
+    pub fn new(detectors: &[&Detector]) -> Result<TriggerSet> {
+        let mut patterns = Vec::new();
+        let mut owner = Vec::new();
+        for (index, detector) in detectors.iter().enumerate() {
+            for pattern in &detector.triggers {
+                patterns.push(pattern.as_str());
+                owner.push(index);
+            }
+        }
+        let set = RegexSet::new(&patterns).map_err(|err| {
+            // Name the detector whose pattern is wrong.
+            let culprit = detectors.iter().find_map(|d| d.compiled().err());
+            Error::config(culprit.unwrap_or_else(|| format!("invalid trigger pattern: {err}")))
+        })?;
+        Ok(TriggerSet { set, owner })
+    }
+
+    /// Indexes (into the slice given to `new`) of the detectors with at least one trigger match.
+    pub fn hits(&self, text: &str) -> Vec<usize> {
+        let mut hit: Vec<usize> = self.set.matches(text).iter().map(|i| self.owner[i]).collect();
+        hit.dedup();
+        hit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_with(detectors_toml: &str) -> Result<Config> {
+        Config::from_layers(&[
+            (crate::config::Source::Defaults, crate::config::DEFAULT_CONFIG.to_string()),
+            (crate::config::Source::File("user.toml".into()), detectors_toml.to_string()),
+        ])
+    }
+
+    #[test]
+    fn builtins_load_and_compile() {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let names: Vec<_> = detectors.list.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "commit",
+                "scope-check",
+                "scope-change",
+                "shallow-bugfix",
+                "bugfix-without-reproduction",
+                "destructive"
+            ]
+        );
+        detectors.check_patterns().unwrap();
+        let stop = detectors.select(Event::Stop, &[]).unwrap();
+        assert_eq!(stop.len(), 5);
+        TriggerSet::new(&stop).unwrap();
+    }
+
+    #[test]
+    fn builtins_can_be_disabled_and_overridden() {
+        let config = config_with(
+            "[[detectors]]\nname = \"scope-check\"\nenabled = false\n\n\
+             [[detectors]]\nname = \"commit\"\ntriggers = ['ship it']\n",
+        )
+        .unwrap();
+        let detectors = Detectors::load(&config).unwrap();
+        assert!(detectors.get("scope-check").is_none());
+        let commit = detectors.get("commit").unwrap();
+        assert_eq!(commit.triggers, ["ship it"]);
+        assert!(commit.formula.fields().contains(&"verification_reported"));
+    }
+
+    #[test]
+    fn user_detector_with_unknown_formula_field_is_a_load_error() {
+        let config = config_with(
+            "[[detectors]]\nname = \"todo\"\ntriggers = ['TODO']\nfields = ['a']\n\
+             block_when = 'a && b'\nprompt = 'p'\nfeedback = 'f'\n",
+        )
+        .unwrap();
+        let err = Detectors::load(&config).unwrap_err();
+        assert!(err.message.contains("detector `todo`"), "{}", err.message);
+        assert!(err.message.contains("unknown field `b`"), "{}", err.message);
+    }
+
+    #[test]
+    fn user_detector_missing_keys_is_a_load_error() {
+        let config = config_with("[[detectors]]\nname = \"todo\"\ntriggers = ['TODO']\n").unwrap();
+        let err = Detectors::load(&config).unwrap_err();
+        assert!(err.message.contains("detector `todo`: missing `fields`"), "{}", err.message);
+    }
+
+    #[test]
+    fn invalid_pattern_names_the_detector() {
+        let config = config_with(
+            "[[detectors]]\nname = \"todo\"\ntriggers = ['(unclosed']\nfields = ['a']\n\
+             block_when = 'a'\nprompt = 'p'\nfeedback = 'f'\n",
+        )
+        .unwrap();
+        let detectors = Detectors::load(&config).unwrap();
+        let err = detectors.check_patterns().unwrap_err();
+        assert!(err.message.contains("detector `todo`: invalid trigger pattern"), "{}", err.message);
+        let stop = detectors.select(Event::Stop, &[]).unwrap();
+        assert!(TriggerSet::new(&stop).is_err());
+    }
+
+    #[test]
+    fn trigger_set_reports_detectors_once() {
+        let config = config_with(
+            "[[detectors]]\nname = \"todo\"\ntriggers = ['TODO', 'FIXME']\nfields = ['a']\n\
+             block_when = 'a'\nprompt = 'p'\nfeedback = 'f'\n",
+        )
+        .unwrap();
+        let detectors = Detectors::load(&config).unwrap();
+        let only = detectors.select(Event::Stop, &["todo".to_string()]).unwrap();
+        let set = TriggerSet::new(&only).unwrap();
+        assert_eq!(set.hits("TODO and FIXME"), [0]);
+        assert!(set.hits("nothing").is_empty());
+    }
+}

@@ -1,0 +1,405 @@
+//! The judge pipeline, one for every caller (`hook stop`, `hook pre-tool`, `judge`,
+//! `logs replay`).
+//!
+//! Layer 1 runs every selected detector's triggers over the text in one pass; a detector that
+//! hits is checked against its skips; each remaining hit goes to Layer 2: redact → wrap →
+//! backend → extract the JSON object → formula → `violation | allow | fail`. Several hits are
+//! judged in parallel under one shared deadline.
+
+pub mod reply;
+pub mod wrap;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::backends::{Backend, JudgeRequest};
+use crate::detectors::{Detector, TriggerSet};
+use crate::error::Result;
+use crate::redact::{RedactionCounts, Redactor};
+
+/// What Layer 1 found for one detector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Layer1 {
+    Miss,
+    Hit { pattern: String, start: usize, end: usize },
+    Skip { pattern: String },
+}
+
+impl Layer1 {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Layer1::Miss => "miss",
+            Layer1::Hit { .. } => "hit",
+            Layer1::Skip { .. } => "skip",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Violation,
+    Allow,
+    Fail,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Violation => "violation",
+            Verdict::Allow => "allow",
+            Verdict::Fail => "fail",
+        }
+    }
+}
+
+/// The outcome of one detector on one text.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub detector: String,
+    pub layer1: Layer1,
+    pub verdict: Verdict,
+    pub fields: BTreeMap<String, bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub latency_ms: u64,
+    /// Why the judge failed (with `verdict: fail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Short cause label of the failure: timeout, spawn, exit, http, reply, config.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_cause: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub redactions: RedactionCounts,
+    /// The redacted text the judge saw (not serialized here; the log decides whether to keep it).
+    #[serde(skip)]
+    pub judged_text: Option<String>,
+}
+
+impl Outcome {
+    fn without_judge(detector: &Detector, layer1: Layer1) -> Outcome {
+        Outcome {
+            detector: detector.name.clone(),
+            layer1,
+            verdict: Verdict::Allow,
+            fields: BTreeMap::new(),
+            reason: None,
+            backend: None,
+            model: None,
+            latency_ms: 0,
+            error: None,
+            error_cause: None,
+            redactions: RedactionCounts::new(),
+            judged_text: None,
+        }
+    }
+
+    /// A stable fingerprint of the passage that triggered (for the loop guard): the hit's
+    /// sentence, normalized, hashed.
+    pub fn passage_fingerprint(&self, text: &str) -> Option<String> {
+        let Layer1::Hit { start, end, .. } = self.layer1 else { return None };
+        let passage = sentence_around(text, start, end);
+        let normalized: String = passage
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        Some(crate::text::short_hash(&normalized))
+    }
+}
+
+/// The outcome of all selected detectors.
+#[derive(Debug, Clone, Serialize)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    pub detectors: Vec<Outcome>,
+}
+
+impl Judgement {
+    fn new(detectors: Vec<Outcome>) -> Judgement {
+        let verdict = if detectors.iter().any(|o| o.verdict == Verdict::Violation) {
+            Verdict::Violation
+        } else if detectors.iter().any(|o| o.verdict == Verdict::Fail) {
+            Verdict::Fail
+        } else {
+            Verdict::Allow
+        };
+        Judgement { verdict, detectors }
+    }
+
+    pub fn violations(&self) -> impl Iterator<Item = &Outcome> {
+        self.detectors.iter().filter(|o| o.verdict == Verdict::Violation)
+    }
+
+    pub fn failures(&self) -> impl Iterator<Item = &Outcome> {
+        self.detectors.iter().filter(|o| o.verdict == Verdict::Fail)
+    }
+
+    /// True when no detector needed the judge (every stop that ends at Layer 1).
+    pub fn decided_by_layer1(&self) -> bool {
+        self.detectors.iter().all(|o| !matches!(o.layer1, Layer1::Hit { .. }))
+    }
+}
+
+/// How much of the text the judge sees.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    /// The judge sees the last `bytes` of the text...
+    pub bytes: usize,
+    /// ...plus this many bytes around a Layer 1 hit that lies before that window.
+    pub excerpt_bytes: usize,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window { bytes: 4000, excerpt_bytes: 600 }
+    }
+}
+
+/// Layer 1 alone: one outcome per detector (miss, hit or skip).
+pub fn layer1(detectors: &[&Detector], text: &str) -> Result<Vec<Layer1>> {
+    let set = TriggerSet::new(detectors)?;
+    let hits = set.hits(text);
+    let mut results = vec![Layer1::Miss; detectors.len()];
+    for index in hits {
+        let detector = detectors[index];
+        let compiled = detector.compiled().map_err(crate::error::Error::config)?;
+        let (pattern, found) = compiled
+            .triggers
+            .iter()
+            .find_map(|re| re.find(text).map(|m| (re.as_str().to_string(), m)))
+            .expect("the trigger set matched one of these");
+        results[index] = match compiled.skips.iter().find(|re| re.is_match(text)) {
+            Some(skip) => Layer1::Skip { pattern: skip.as_str().to_string() },
+            None => Layer1::Hit { pattern, start: found.start(), end: found.end() },
+        };
+    }
+    Ok(results)
+}
+
+/// Runs the whole pipeline on `text` for `detectors`.
+pub fn judge(
+    detectors: &[&Detector],
+    text: &str,
+    window: Window,
+    backend: &dyn Backend,
+    timeout: Duration,
+) -> Result<Judgement> {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let layer1 = layer1(detectors, text)?;
+    let outcomes = std::thread::scope(|scope| {
+        let handles: Vec<_> = detectors
+            .iter()
+            .zip(layer1)
+            .map(|(detector, result)| match result {
+                Layer1::Hit { start, end, .. } => {
+                    let judged = judged_text(text, window, start, end);
+                    Err(scope.spawn(move || judge_one(detector, result, &judged, backend, deadline)))
+                }
+                other => Ok(Outcome::without_judge(detector, other)),
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(outcome) => outcome,
+                Err(handle) => handle.join().unwrap_or_else(|_| Outcome {
+                    verdict: Verdict::Fail,
+                    error: Some("the judge thread panicked".into()),
+                    error_cause: Some("panic".into()),
+                    ..Outcome::without_judge(detectors[0], Layer1::Miss)
+                }),
+            })
+            .collect()
+    });
+    Ok(Judgement::new(outcomes))
+}
+
+fn judge_one(
+    detector: &Detector,
+    layer1: Layer1,
+    text: &str,
+    backend: &dyn Backend,
+    deadline: Instant,
+) -> Outcome {
+    let started = Instant::now();
+    let redacted = Redactor::builtin().redact(text);
+    let nonce = wrap::nonce();
+    let prompt = wrap::wrap(&detector.prompt, &detector.fields, &redacted.text, &nonce);
+    let schema = detector.reply_schema();
+    let request = JudgeRequest { detector, prompt: &prompt, text: &redacted.text, schema: &schema };
+    let mut outcome = Outcome {
+        backend: Some(backend.name().to_string()),
+        model: backend.model(),
+        redactions: redacted.counts.clone(),
+        judged_text: Some(redacted.text.clone()),
+        ..Outcome::without_judge(detector, layer1)
+    };
+    let result = backend.call(&request, deadline);
+    outcome.latency_ms = started.elapsed().as_millis() as u64;
+    match result {
+        Err(err) => {
+            outcome.verdict = Verdict::Fail;
+            outcome.error_cause = Some(err.cause().to_string());
+            outcome.error = Some(err.to_string());
+        }
+        Ok(raw) => match reply::parse_reply(&raw, &detector.fields) {
+            Err(err) => {
+                outcome.verdict = Verdict::Fail;
+                outcome.error_cause = Some("reply".into());
+                outcome.error = Some(err);
+            }
+            Ok(parsed) => {
+                outcome.verdict = if detector.formula.eval(&parsed.fields) {
+                    Verdict::Violation
+                } else {
+                    Verdict::Allow
+                };
+                outcome.fields = parsed.fields;
+                outcome.reason = parsed.reason;
+            }
+        },
+    }
+    outcome
+}
+
+/// The text the judge sees: the last `window.bytes` of `text` (cut on a character boundary),
+/// preceded by an excerpt around the Layer 1 hit when the hit lies before that window.
+pub fn judged_text(text: &str, window: Window, hit_start: usize, hit_end: usize) -> String {
+    let start = text.ceil_char_boundary(text.len().saturating_sub(window.bytes));
+    let tail = &text[start..];
+    if hit_end <= start && hit_start < start {
+        let half = window.excerpt_bytes / 2;
+        let from = text.floor_char_boundary(hit_start.saturating_sub(half));
+        let to = text.ceil_char_boundary((hit_end + half).min(start));
+        format!("[…excerpt from earlier in the message…]\n{}\n[…]\n{tail}", &text[from..to])
+    } else {
+        tail.to_string()
+    }
+}
+
+/// The sentence (or line) containing `start..end`.
+fn sentence_around(text: &str, start: usize, end: usize) -> &str {
+    let is_break = |c: char| matches!(c, '\n' | '.' | '?' | '!' | '。' | '？' | '！');
+    let from = text[..start].rfind(is_break).map_or(0, |i| i + 1);
+    let from = text.ceil_char_boundary(from);
+    let to = text[end..].find(is_break).map_or(text.len(), |i| end + i);
+    &text[from..to]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::BackendError;
+    use crate::config::Config;
+    use crate::detectors::{Detectors, Event};
+
+    /// A backend that replies from a fixed map of detector name -> reply.
+    struct Scripted(BTreeMap<&'static str, Result<&'static str, BackendError>>);
+
+    impl Backend for Scripted {
+        fn name(&self) -> &'static str {
+            "scripted"
+        }
+        fn model(&self) -> Option<String> {
+            None
+        }
+        fn call(&self, request: &JudgeRequest, _: Instant) -> Result<String, BackendError> {
+            assert!(request.prompt.contains(request.text.trim()));
+            self.0[request.detector.name.as_str()].clone().map(str::to_string)
+        }
+    }
+
+    fn run(text: &str, replies: Vec<(&'static str, Result<&'static str, BackendError>)>) -> Judgement {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let selected = detectors.select(Event::Stop, &[]).unwrap();
+        let backend = Scripted(replies.into_iter().collect());
+        judge(&selected, text, Window::default(), &backend, Duration::from_secs(5)).unwrap()
+    }
+
+    #[test]
+    fn no_hit_ends_at_layer1() {
+        let judgement = run("I renamed the variable in parser.rs.", vec![]);
+        assert_eq!(judgement.verdict, Verdict::Allow);
+        assert!(judgement.decided_by_layer1());
+        assert!(judgement.detectors.iter().all(|o| o.layer1 == Layer1::Miss));
+    }
+
+    #[test]
+    fn formula_decides_and_missing_fields_lean_as_the_seed_says() {
+        let judgement = run(
+            "Shall I commit now?",
+            vec![("commit", Ok(r#"{"new_proposal": true}"#))],
+        );
+        assert_eq!(judgement.verdict, Verdict::Violation);
+        let judgement = run(
+            "Shall I commit now?",
+            vec![("commit", Ok(r#"{"new_proposal": true, "verification_reported": true}"#))],
+        );
+        assert_eq!(judgement.verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn backend_errors_and_garbage_are_fail() {
+        let judgement = run("Shall I commit now?", vec![("commit", Err(BackendError::Timeout))]);
+        assert_eq!(judgement.verdict, Verdict::Fail);
+        assert_eq!(judgement.detectors[0].error_cause.as_deref(), Some("timeout"));
+        let judgement = run("Shall I commit now?", vec![("commit", Ok("no idea"))]);
+        assert_eq!(judgement.verdict, Verdict::Fail);
+        assert_eq!(judgement.detectors[0].error_cause.as_deref(), Some("reply"));
+    }
+
+    #[test]
+    fn window_keeps_the_tail_and_an_excerpt_of_an_early_hit() {
+        let text = format!("Shall I push? {}", "x".repeat(10_000));
+        let judged = judged_text(&text, Window::default(), 9, 13);
+        assert!(judged.contains("Shall I push?"));
+        assert!(judged.len() < 4000 + 700);
+        let judged = judged_text("short text", Window::default(), 0, 5);
+        assert_eq!(judged, "short text");
+    }
+
+    #[test]
+    fn window_never_cuts_a_character() {
+        let text = "コミットしますか？".repeat(1000);
+        for bytes in 100..110 {
+            let window = Window { bytes, excerpt_bytes: 50 };
+            let judged = judged_text(&text, window, text.len() - 3, text.len());
+            assert!(judged.len() <= bytes);
+            let judged = judged_text(&text, window, 1, 4);
+            assert!(judged.contains("[…]"));
+        }
+    }
+
+    #[test]
+    fn fingerprint_is_stable_under_spacing_and_case() {
+        let a = Outcome {
+            layer1: Layer1::Hit { pattern: String::new(), start: 9, end: 15 },
+            ..Outcome {
+                detector: "commit".into(),
+                layer1: Layer1::Miss,
+                verdict: Verdict::Violation,
+                fields: BTreeMap::new(),
+                reason: None,
+                backend: None,
+                model: None,
+                latency_ms: 0,
+                error: None,
+                error_cause: None,
+                redactions: BTreeMap::new(),
+                judged_text: None,
+            }
+        };
+        let one = a.passage_fingerprint("Done. Shall I commit?  Thanks").unwrap();
+        let two = a.passage_fingerprint("Done. shall  I COMMIT? More").unwrap();
+        assert_eq!(one, two);
+    }
+}
