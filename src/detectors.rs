@@ -141,7 +141,7 @@ impl Detector {
             block_when,
             formula,
             prompt: spec.prompt.ok_or_else(|| missing("prompt"))?,
-            feedback: spec.feedback.ok_or_else(|| missing("feedback"))?,
+            feedback: reflow(&spec.feedback.ok_or_else(|| missing("feedback"))?),
             rules,
             compiled: OnceLock::new(),
             name,
@@ -192,6 +192,16 @@ impl Detector {
             "additionalProperties": false,
         })
     }
+}
+
+/// Joins the lines of each paragraph: feedback is wrapped for reading in TOML, but the agent
+/// and the user should get whole sentences.
+fn reflow(text: &str) -> String {
+    text.trim()
+        .split("\n\n")
+        .map(|paragraph| paragraph.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// The enabled detectors, built-ins first, then user detectors in config order.

@@ -10,10 +10,15 @@ pub mod commands;
 pub mod detectors;
 pub mod error;
 pub mod formula;
+pub mod hook;
+pub mod log;
+pub mod loopguard;
 pub mod paths;
 pub mod pipeline;
 pub mod redact;
+pub mod shell;
 pub mod text;
+pub mod transcript;
 
 use std::process::ExitCode;
 

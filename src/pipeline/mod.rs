@@ -12,7 +12,7 @@ pub mod wrap;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backends::{Backend, JudgeRequest};
 use crate::detectors::{Detector, TriggerSet};
@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::redact::{RedactionCounts, Redactor};
 
 /// What Layer 1 found for one detector.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
 pub enum Layer1 {
     Miss,
@@ -38,7 +38,7 @@ impl Layer1 {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Violation,
@@ -57,11 +57,12 @@ impl Verdict {
 }
 
 /// The outcome of one detector on one text.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Outcome {
     pub detector: String,
     pub layer1: Layer1,
     pub verdict: Verdict,
+    #[serde(default)]
     pub fields: BTreeMap<String, bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -69,6 +70,7 @@ pub struct Outcome {
     pub backend: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    #[serde(default)]
     pub latency_ms: u64,
     /// Why the judge failed (with `verdict: fail`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,7 +78,7 @@ pub struct Outcome {
     /// Short cause label of the failure: timeout, spawn, exit, http, reply, config.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_cause: Option<String>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub redactions: RedactionCounts,
     /// The redacted text the judge saw (not serialized here; the log decides whether to keep it).
     #[serde(skip)]
@@ -101,6 +103,18 @@ impl Outcome {
         }
     }
 
+    /// The outcome of Layer 1 alone, without a judge: a hit counts as a violation. Used where
+    /// a hit is enough to act (the PreToolUse gate with `[pretool] judge = false`).
+    pub fn from_layer1(detector: &Detector, layer1: Layer1) -> Outcome {
+        let hit = matches!(layer1, Layer1::Hit { .. });
+        let mut outcome = Outcome::without_judge(detector, layer1);
+        if hit {
+            outcome.verdict = Verdict::Violation;
+            outcome.reason = Some("Layer 1 hit (no judge configured for this event)".into());
+        }
+        outcome
+    }
+
     /// A stable fingerprint of the passage that triggered (for the loop guard): the hit's
     /// sentence, normalized, hashed.
     pub fn passage_fingerprint(&self, text: &str) -> Option<String> {
@@ -123,6 +137,10 @@ pub struct Judgement {
 }
 
 impl Judgement {
+    pub fn from_outcomes(detectors: Vec<Outcome>) -> Judgement {
+        Judgement::new(detectors)
+    }
+
     fn new(detectors: Vec<Outcome>) -> Judgement {
         let verdict = if detectors.iter().any(|o| o.verdict == Verdict::Violation) {
             Verdict::Violation
@@ -184,17 +202,46 @@ pub fn layer1(detectors: &[&Detector], text: &str) -> Result<Vec<Layer1>> {
     Ok(results)
 }
 
-/// Runs the whole pipeline on `text` for `detectors`.
+/// Runs the whole pipeline on `text` for `detectors`. The backend is only built when Layer 1
+/// hits (most stops never need one); if it cannot be built, every hit fails with that reason.
 pub fn judge(
     detectors: &[&Detector],
     text: &str,
     window: Window,
-    backend: &dyn Backend,
+    backend: impl FnOnce() -> Result<Box<dyn Backend>>,
     timeout: Duration,
 ) -> Result<Judgement> {
-    let started = Instant::now();
-    let deadline = started + timeout;
+    let deadline = Instant::now() + timeout;
     let layer1 = layer1(detectors, text)?;
+    if !layer1.iter().any(|l| matches!(l, Layer1::Hit { .. })) {
+        let outcomes = detectors
+            .iter()
+            .zip(layer1)
+            .map(|(detector, result)| Outcome::without_judge(detector, result))
+            .collect();
+        return Ok(Judgement::new(outcomes));
+    }
+    let backend = match backend() {
+        Ok(backend) => backend,
+        Err(err) => {
+            let outcomes = detectors
+                .iter()
+                .zip(layer1)
+                .map(|(detector, result)| {
+                    let failed = matches!(result, Layer1::Hit { .. });
+                    let mut outcome = Outcome::without_judge(detector, result);
+                    if failed {
+                        outcome.verdict = Verdict::Fail;
+                        outcome.error_cause = Some("config".into());
+                        outcome.error = Some(err.message.clone());
+                    }
+                    outcome
+                })
+                .collect();
+            return Ok(Judgement::new(outcomes));
+        }
+    };
+    let backend = backend.as_ref();
     let outcomes = std::thread::scope(|scope| {
         let handles: Vec<_> = detectors
             .iter()
@@ -202,20 +249,23 @@ pub fn judge(
             .map(|(detector, result)| match result {
                 Layer1::Hit { start, end, .. } => {
                     let judged = judged_text(text, window, start, end);
-                    Err(scope.spawn(move || judge_one(detector, result, &judged, backend, deadline)))
+                    let fallback = Outcome::without_judge(detector, result.clone());
+                    let handle = scope
+                        .spawn(move || judge_one(detector, result, &judged, backend, deadline));
+                    (Some(handle), fallback)
                 }
-                other => Ok(Outcome::without_judge(detector, other)),
+                other => (None, Outcome::without_judge(detector, other)),
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| match h {
-                Ok(outcome) => outcome,
-                Err(handle) => handle.join().unwrap_or_else(|_| Outcome {
+            .map(|(handle, fallback)| match handle {
+                None => fallback,
+                Some(handle) => handle.join().unwrap_or_else(|_| Outcome {
                     verdict: Verdict::Fail,
                     error: Some("the judge thread panicked".into()),
                     error_cause: Some("panic".into()),
-                    ..Outcome::without_judge(detectors[0], Layer1::Miss)
+                    ..fallback
                 }),
             })
             .collect()
@@ -322,7 +372,8 @@ mod tests {
         let detectors = Detectors::load(&Config::defaults()).unwrap();
         let selected = detectors.select(Event::Stop, &[]).unwrap();
         let backend = Scripted(replies.into_iter().collect());
-        judge(&selected, text, Window::default(), &backend, Duration::from_secs(5)).unwrap()
+        let factory = || Ok(Box::new(backend) as Box<dyn Backend>);
+        judge(&selected, text, Window::default(), factory, Duration::from_secs(5)).unwrap()
     }
 
     #[test]
