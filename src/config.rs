@@ -129,7 +129,10 @@ impl ConfigFiles {
     /// The user file, and the nearest `.agentguard.toml` at or above `project_dir`.
     pub fn discover(project_dir: Option<&Path>) -> ConfigFiles {
         let project = project_dir.and_then(find_project_config);
-        ConfigFiles { user: paths::user_config_file(), project }
+        ConfigFiles {
+            user: paths::user_config_file(),
+            project,
+        }
     }
 }
 
@@ -166,10 +169,15 @@ impl Config {
                 Err(err) => return Err(Error::io_at("read config file", &path, err)),
             }
         }
-        if let Some(backend) = std::env::var("AGENTGUARD_BACKEND").ok().filter(|v| !v.is_empty())
+        if let Some(backend) = std::env::var("AGENTGUARD_BACKEND")
+            .ok()
+            .filter(|v| !v.is_empty())
         {
             let value = toml_edit::Value::from(backend.as_str());
-            layers.push((Source::Env("AGENTGUARD_BACKEND"), format!("[judge]\nbackend = {value}\n")));
+            layers.push((
+                Source::Env("AGENTGUARD_BACKEND"),
+                format!("[judge]\nbackend = {value}\n"),
+            ));
         }
         Self::from_layers(&layers)
     }
@@ -188,16 +196,22 @@ impl Config {
             merge_tables(&mut merged, doc.as_table());
         }
         let text = DocumentMut::from(merged).to_string();
-        let config: Config = toml_edit::de::from_str(&text).map_err(|err| {
-            Error::config(format!("invalid configuration: {}", err.message()))
-        })?;
+        let config: Config = toml_edit::de::from_str(&text)
+            .map_err(|err| Error::config(format!("invalid configuration: {}", err.message())))?;
         config.validate()?;
         Ok(config)
     }
 
     fn validate(&self) -> Result<()> {
-        const BACKENDS: [&str; 7] =
-            ["auto", "rules", "command", "codex", "claude", "openai", "anthropic"];
+        const BACKENDS: [&str; 7] = [
+            "auto",
+            "rules",
+            "command",
+            "codex",
+            "claude",
+            "openai",
+            "anthropic",
+        ];
         let backend_hint = format!("valid backends: {}", BACKENDS.join(", "));
         if !BACKENDS.contains(&self.judge.backend.as_str()) {
             return Err(Error::config(format!(
@@ -206,11 +220,16 @@ impl Config {
             ))
             .with_hint(backend_hint));
         }
-        if let Some(bad) = self.judge.auto_order.iter().find(|b| {
-            !BACKENDS.contains(&b.as_str()) || b.as_str() == "auto"
-        }) {
-            return Err(Error::config(format!("unknown backend `{bad}` in judge.auto_order"))
-                .with_hint(backend_hint));
+        if let Some(bad) = self
+            .judge
+            .auto_order
+            .iter()
+            .find(|b| !BACKENDS.contains(&b.as_str()) || b.as_str() == "auto")
+        {
+            return Err(
+                Error::config(format!("unknown backend `{bad}` in judge.auto_order"))
+                    .with_hint(backend_hint),
+            );
         }
         if self.judge.deadline_ms == 0 {
             return Err(Error::config("judge.deadline_ms must be greater than 0"));
@@ -226,17 +245,16 @@ impl Config {
         toml_edit::ser::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// One value by dotted key (`judge.backend`), as TOML text.
+    /// One value by dotted key (`judge.backend`): strings as they are, anything else as JSON
+    /// (which is also valid TOML for numbers, booleans and arrays).
     pub fn get(&self, key: &str) -> Option<String> {
-        let doc: DocumentMut = self.to_toml().parse().ok()?;
-        let mut item: &Item = doc.as_item();
+        let mut value = serde_json::to_value(self).ok()?;
         for part in key.split('.') {
-            item = item.get(part)?;
+            value = value.get(part)?.clone();
         }
-        Some(match item {
-            Item::Value(toml_edit::Value::String(s)) => s.value().clone(),
-            Item::Value(value) => value.to_string().trim().to_string(),
-            other => other.to_string().trim().to_string(),
+        Some(match value {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
         })
     }
 }
@@ -294,7 +312,10 @@ mod tests {
     fn layers(user: &str) -> Result<Config> {
         Config::from_layers(&[
             (Source::Defaults, DEFAULT_CONFIG.to_string()),
-            (Source::File(PathBuf::from("/u/config.toml")), user.to_string()),
+            (
+                Source::File(PathBuf::from("/u/config.toml")),
+                user.to_string(),
+            ),
         ])
     }
 
@@ -319,22 +340,44 @@ mod tests {
     #[test]
     fn errors_name_file_line_and_column() {
         let err = layers("[judge]\nbackend = 5\n").unwrap_err();
-        assert!(err.message.starts_with("/u/config.toml:2:11:"), "{}", err.message);
+        assert!(
+            err.message.starts_with("/u/config.toml:2:11:"),
+            "{}",
+            err.message
+        );
         let err = layers("[stop]\nwindow = 5\n").unwrap_err();
-        assert!(err.message.starts_with("/u/config.toml:2:1:"), "{}", err.message);
+        assert!(
+            err.message.starts_with("/u/config.toml:2:1:"),
+            "{}",
+            err.message
+        );
         assert!(err.message.contains("window"), "{}", err.message);
         let err = layers("[judge\n").unwrap_err();
-        assert!(err.message.starts_with("/u/config.toml:1:"), "{}", err.message);
+        assert!(
+            err.message.starts_with("/u/config.toml:1:"),
+            "{}",
+            err.message
+        );
         let err = layers("[judge]\nbackend = \"gpt\"\n").unwrap_err();
-        assert!(err.message.contains("unknown judge backend `gpt`"), "{}", err.message);
+        assert!(
+            err.message.contains("unknown judge backend `gpt`"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn detector_entries_from_layers_are_appended() {
         let config = Config::from_layers(&[
             (Source::Defaults, DEFAULT_CONFIG.to_string()),
-            (Source::File("a".into()), "[[detectors]]\nname = \"commit\"\nenabled = false\n".into()),
-            (Source::File("b".into()), "[[detectors]]\nname = \"scope-change\"\nenabled = false\n".into()),
+            (
+                Source::File("a".into()),
+                "[[detectors]]\nname = \"commit\"\nenabled = false\n".into(),
+            ),
+            (
+                Source::File("b".into()),
+                "[[detectors]]\nname = \"scope-change\"\nenabled = false\n".into(),
+            ),
         ])
         .unwrap();
         let names: Vec<_> = config.detectors.iter().map(|d| d.name.as_str()).collect();

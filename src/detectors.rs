@@ -18,14 +18,26 @@ use crate::formula::Formula;
 /// The built-in detectors, in the order they are reported.
 const BUILTIN: &[(&str, &str)] = &[
     ("commit", include_str!("../assets/detectors/commit.toml")),
-    ("scope-check", include_str!("../assets/detectors/scope-check.toml")),
-    ("scope-change", include_str!("../assets/detectors/scope-change.toml")),
-    ("shallow-bugfix", include_str!("../assets/detectors/shallow-bugfix.toml")),
+    (
+        "scope-check",
+        include_str!("../assets/detectors/scope-check.toml"),
+    ),
+    (
+        "scope-change",
+        include_str!("../assets/detectors/scope-change.toml"),
+    ),
+    (
+        "shallow-bugfix",
+        include_str!("../assets/detectors/shallow-bugfix.toml"),
+    ),
     (
         "bugfix-without-reproduction",
         include_str!("../assets/detectors/bugfix-without-reproduction.toml"),
     ),
-    ("destructive", include_str!("../assets/detectors/destructive.toml")),
+    (
+        "destructive",
+        include_str!("../assets/detectors/destructive.toml"),
+    ),
 ];
 
 /// The hook event a detector reads.
@@ -78,7 +90,18 @@ impl DetectorSpec {
         macro_rules! take {
             ($($field:ident),*) => { $( if other.$field.is_some() { self.$field = other.$field.clone(); } )* };
         }
-        take!(enabled, description, events, triggers, skips, fields, block_when, prompt, feedback, rules);
+        take!(
+            enabled,
+            description,
+            events,
+            triggers,
+            skips,
+            fields,
+            block_when,
+            prompt,
+            feedback,
+            rules
+        );
     }
 }
 
@@ -119,9 +142,12 @@ impl Detector {
         }
         let block_when = spec.block_when.ok_or_else(|| missing("block_when"))?;
         let formula = Formula::parse(&block_when, &fields).map_err(|err| {
-            Error::config(format!("detector `{name}`: block_when `{block_when}`: {err}"))
+            Error::config(format!(
+                "detector `{name}`: block_when `{block_when}`: {err}"
+            ))
         })?;
-        let rules: Vec<(String, Vec<String>)> = spec.rules.unwrap_or_default().into_iter().collect();
+        let rules: Vec<(String, Vec<String>)> =
+            spec.rules.unwrap_or_default().into_iter().collect();
         if let Some((field, _)) = rules.iter().find(|(field, _)| !fields.contains(field)) {
             return Err(Error::config(format!(
                 "detector `{name}`: [rules] names unknown field `{field}` (fields: {})",
@@ -157,7 +183,10 @@ impl Detector {
                         .iter()
                         .map(|p| {
                             Regex::new(p).map_err(|err| {
-                                format!("detector `{}`: invalid {kind} pattern `{p}`: {err}", self.name)
+                                format!(
+                                    "detector `{}`: invalid {kind} pattern `{p}`: {err}",
+                                    self.name
+                                )
                             })
                         })
                         .collect::<std::result::Result<Vec<_>, _>>()
@@ -240,17 +269,27 @@ impl Detectors {
 
     /// The enabled detectors for `event`, optionally only those named in `only`.
     pub fn select(&self, event: Event, only: &[String]) -> Result<Vec<&Detector>> {
-        if let Some(unknown) = only.iter().find(|name| self.get(name).is_none()) {
-            let known: Vec<&str> = self.list.iter().map(|d| d.name.as_str()).collect();
-            return Err(Error::usage(format!("no enabled detector named `{unknown}`"))
-                .with_hint(format!("enabled detectors: {}", known.join(", "))));
-        }
+        self.named(only)?;
         Ok(self
             .list
             .iter()
             .filter(|d| d.events.contains(&event))
             .filter(|d| only.is_empty() || only.contains(&d.name))
             .collect())
+    }
+
+    /// The detectors named in `names`, in that order, whatever their event.
+    pub fn named(&self, names: &[String]) -> Result<Vec<&Detector>> {
+        names
+            .iter()
+            .map(|name| {
+                self.get(name).ok_or_else(|| {
+                    let known: Vec<&str> = self.list.iter().map(|d| d.name.as_str()).collect();
+                    Error::usage(format!("no enabled detector named `{name}`"))
+                        .with_hint(format!("enabled detectors: {}", known.join(", ")))
+                })
+            })
+            .collect()
     }
 
     /// Compiles every pattern of every detector, reporting the first error.
@@ -290,7 +329,12 @@ impl TriggerSet {
 
     /// Indexes (into the slice given to `new`) of the detectors with at least one trigger match.
     pub fn hits(&self, text: &str) -> Vec<usize> {
-        let mut hit: Vec<usize> = self.set.matches(text).iter().map(|i| self.owner[i]).collect();
+        let mut hit: Vec<usize> = self
+            .set
+            .matches(text)
+            .iter()
+            .map(|i| self.owner[i])
+            .collect();
         hit.dedup();
         hit
     }
@@ -302,8 +346,14 @@ mod tests {
 
     fn config_with(detectors_toml: &str) -> Result<Config> {
         Config::from_layers(&[
-            (crate::config::Source::Defaults, crate::config::DEFAULT_CONFIG.to_string()),
-            (crate::config::Source::File("user.toml".into()), detectors_toml.to_string()),
+            (
+                crate::config::Source::Defaults,
+                crate::config::DEFAULT_CONFIG.to_string(),
+            ),
+            (
+                crate::config::Source::File("user.toml".into()),
+                detectors_toml.to_string(),
+            ),
         ])
     }
 
@@ -358,7 +408,11 @@ mod tests {
     fn user_detector_missing_keys_is_a_load_error() {
         let config = config_with("[[detectors]]\nname = \"todo\"\ntriggers = ['TODO']\n").unwrap();
         let err = Detectors::load(&config).unwrap_err();
-        assert!(err.message.contains("detector `todo`: missing `fields`"), "{}", err.message);
+        assert!(
+            err.message.contains("detector `todo`: missing `fields`"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
@@ -370,7 +424,12 @@ mod tests {
         .unwrap();
         let detectors = Detectors::load(&config).unwrap();
         let err = detectors.check_patterns().unwrap_err();
-        assert!(err.message.contains("detector `todo`: invalid trigger pattern"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("detector `todo`: invalid trigger pattern"),
+            "{}",
+            err.message
+        );
         let stop = detectors.select(Event::Stop, &[]).unwrap();
         assert!(TriggerSet::new(&stop).is_err());
     }
@@ -383,7 +442,9 @@ mod tests {
         )
         .unwrap();
         let detectors = Detectors::load(&config).unwrap();
-        let only = detectors.select(Event::Stop, &["todo".to_string()]).unwrap();
+        let only = detectors
+            .select(Event::Stop, &["todo".to_string()])
+            .unwrap();
         let set = TriggerSet::new(&only).unwrap();
         assert_eq!(set.hits("TODO and FIXME"), [0]);
         assert!(set.hits("nothing").is_empty());

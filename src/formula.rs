@@ -34,7 +34,11 @@ const MAX_DEPTH: usize = 64;
 impl Formula {
     /// Parses `text` and checks that every field is one of `known_fields`.
     pub fn parse(text: &str, known_fields: &[String]) -> Result<Formula, FormulaError> {
-        let mut parser = Parser { text, pos: 0, depth: 0 };
+        let mut parser = Parser {
+            text,
+            pos: 0,
+            depth: 0,
+        };
         let formula = parser.or()?;
         parser.skip_ws();
         if parser.pos < text.len() {
@@ -96,7 +100,10 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn error(&self, message: &str) -> FormulaError {
-        FormulaError { message: message.to_string(), offset: self.pos }
+        FormulaError {
+            message: message.to_string(),
+            offset: self.pos,
+        }
     }
 
     fn skip_ws(&mut self) {
@@ -180,7 +187,10 @@ mod tests {
     use super::*;
 
     fn known() -> Vec<String> {
-        ["a", "b", "c", "new_proposal"].iter().map(|s| s.to_string()).collect()
+        ["a", "b", "c", "new_proposal"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     }
 
     fn eval(text: &str, trues: &[&str]) -> bool {

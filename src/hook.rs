@@ -47,7 +47,9 @@ impl HookInput {
 
     /// The transcript to judge: a subagent's own transcript on SubagentStop.
     pub fn judged_transcript(&self) -> Option<&PathBuf> {
-        self.agent_transcript_path.as_ref().or(self.transcript_path.as_ref())
+        self.agent_transcript_path
+            .as_ref()
+            .or(self.transcript_path.as_ref())
     }
 
     /// The shell command of a Bash-like tool call.
@@ -64,7 +66,10 @@ pub fn read_input(reader: impl Read) -> Result<HookInput, String> {
         .read_to_end(&mut bytes)
         .map_err(|err| format!("cannot read the hook input: {err}"))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(format!("the hook input is larger than {} MiB", MAX_INPUT_BYTES >> 20));
+        return Err(format!(
+            "the hook input is larger than {} MiB",
+            MAX_INPUT_BYTES >> 20
+        ));
     }
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err("the hook input is empty".into());
@@ -151,7 +156,11 @@ mod tests {
     fn garbage_and_empty_input_are_errors() {
         assert!(read_input(&b""[..]).unwrap_err().contains("empty"));
         assert!(read_input(&b"  \n"[..]).unwrap_err().contains("empty"));
-        assert!(read_input(&b"not json"[..]).unwrap_err().contains("not a hook JSON object"));
+        assert!(
+            read_input(&b"not json"[..])
+                .unwrap_err()
+                .contains("not a hook JSON object")
+        );
         assert!(read_input(&b"[1,2]"[..]).is_err());
         let huge = vec![b' '; (MAX_INPUT_BYTES + 10) as usize];
         assert!(read_input(&huge[..]).unwrap_err().contains("larger"));
@@ -161,7 +170,12 @@ mod tests {
     fn codex_has_no_ask() {
         let out = pre_tool(Host::Codex, Permission::Ask, "dangerous");
         assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
-        assert!(out["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("approve"));
+        assert!(
+            out["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("approve")
+        );
         let out = pre_tool(Host::Claude, Permission::Ask, "dangerous");
         assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "ask");
     }

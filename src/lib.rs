@@ -5,8 +5,8 @@
 
 pub mod backends;
 pub mod cli;
-pub mod config;
 pub mod commands;
+pub mod config;
 pub mod detectors;
 pub mod error;
 pub mod formula;
@@ -29,7 +29,11 @@ pub fn run() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() { error::exit::USAGE } else { error::exit::OK };
+            let code = if err.use_stderr() {
+                error::exit::USAGE
+            } else {
+                error::exit::OK
+            };
             let _ = err.print();
             return ExitCode::from(code);
         }

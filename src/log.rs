@@ -100,15 +100,24 @@ pub fn file_for_day(dir: &Path, day: jiff::civil::Date) -> PathBuf {
 
 /// Appends `record` as one line to today's file in `dir`, creating it 0600 (dir 0700).
 pub fn append(dir: &Path, record: &Record, retention_days: u32) -> std::io::Result<PathBuf> {
-    let today = jiff::Timestamp::now().to_zoned_datetime(jiff::tz::TimeZone::UTC).date();
+    let today = jiff::Timestamp::now()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .date();
     let path = file_for_day(dir, today);
     let new_day = !path.exists();
     if new_day {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
     }
     let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     line.push(b'\n');
-    let mut file = OpenOptions::new().create(true).append(true).mode(0o600).open(&path)?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&path)?;
     // SAFETY: flock on a file descriptor we own; released when the file is closed.
     unsafe {
         libc::flock(file.as_raw_fd(), libc::LOCK_EX);
@@ -126,11 +135,18 @@ pub fn remove_old_files(dir: &Path, today: jiff::civil::Date, retention_days: u3
     if retention_days == 0 {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(day) = day_of_file(&name.to_string_lossy()) else { continue };
-        if today.since(day).is_ok_and(|span| span.get_days() > retention_days as i32) {
+        let Some(day) = day_of_file(&name.to_string_lossy()) else {
+            continue;
+        };
+        if today
+            .since(day)
+            .is_ok_and(|span| span.get_days() > retention_days as i32)
+        {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -138,7 +154,10 @@ pub fn remove_old_files(dir: &Path, today: jiff::civil::Date, retention_days: u3
 
 /// The day a log file name stands for.
 pub fn day_of_file(name: &str) -> Option<jiff::civil::Date> {
-    name.strip_prefix(FILE_PREFIX)?.strip_suffix(FILE_SUFFIX)?.parse().ok()
+    name.strip_prefix(FILE_PREFIX)?
+        .strip_suffix(FILE_SUFFIX)?
+        .parse()
+        .ok()
 }
 
 /// The day files in `dir`, oldest first.
@@ -180,7 +199,11 @@ mod tests {
     #[test]
     fn retention_removes_only_old_day_files() {
         let dir = tempfile::tempdir().unwrap();
-        for name in ["decisions-2026-01-01.jsonl", "decisions-2026-01-25.jsonl", "notes.txt"] {
+        for name in [
+            "decisions-2026-01-01.jsonl",
+            "decisions-2026-01-25.jsonl",
+            "notes.txt",
+        ] {
             std::fs::write(dir.path().join(name), "").unwrap();
         }
         remove_old_files(dir.path(), "2026-01-31".parse().unwrap(), 10);

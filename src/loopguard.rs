@@ -73,8 +73,15 @@ pub struct LoopGuard {
 impl LoopGuard {
     /// Loads the state of `session` from `dir` (a missing or unreadable file is a fresh state:
     /// the guard must never be the reason a hook fails).
-    pub fn load(dir: Option<&Path>, session: Option<&str>, turn: Option<&str>, stop_hook_active: bool) -> LoopGuard {
-        let path = dir.zip(session).map(|(dir, session)| dir.join(format!("{}.json", file_safe(session))));
+    pub fn load(
+        dir: Option<&Path>,
+        session: Option<&str>,
+        turn: Option<&str>,
+        stop_hook_active: bool,
+    ) -> LoopGuard {
+        let path = dir
+            .zip(session)
+            .map(|(dir, session)| dir.join(format!("{}.json", file_safe(session))));
         let mut state: State = path
             .as_ref()
             .and_then(|p| std::fs::read(p).ok())
@@ -112,7 +119,9 @@ impl LoopGuard {
 
     /// Writes the state atomically. Errors are returned for the caller to log, not to fail on.
     pub fn save(&self) -> std::io::Result<()> {
-        let Some(path) = &self.path else { return Ok(()) };
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
         let dir = path.parent().expect("state files live in a directory");
         std::fs::create_dir_all(dir)?;
         let bytes = serde_json::to_vec(&self.state).map_err(std::io::Error::other)?;
@@ -125,7 +134,9 @@ impl LoopGuard {
 
 /// Removes session state files older than a week.
 pub fn clean_old_state(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let now = SystemTime::now();
     for entry in entries.flatten() {
         let old = entry
@@ -143,7 +154,13 @@ fn file_safe(session: &str) -> String {
     let safe: String = session
         .chars()
         .take(128)
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if safe.is_empty() { "_".into() } else { safe }
 }
@@ -175,12 +192,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for (i, finding) in ["a", "b"].iter().enumerate() {
             let mut g = guard(dir.path(), "t1");
-            assert_eq!(g.check(&[finding.to_string()], 2), Guard::Block, "block {i}");
+            assert_eq!(
+                g.check(&[finding.to_string()], 2),
+                Guard::Block,
+                "block {i}"
+            );
             g.record_block(&[finding.to_string()]);
             g.save().unwrap();
         }
         let g = guard(dir.path(), "t1");
-        assert_eq!(g.check(&["c".to_string()], 2), Guard::Release(Release::TurnLimit(2)));
+        assert_eq!(
+            g.check(&["c".to_string()], 2),
+            Guard::Release(Release::TurnLimit(2))
+        );
         let g = guard(dir.path(), "t2");
         assert_eq!(g.check(&["c".to_string()], 2), Guard::Block);
     }
@@ -191,8 +215,11 @@ mod tests {
         let mut g = LoopGuard::load(Some(dir.path()), Some("s"), None, false);
         g.record_block(&["a".into()]);
         g.save().unwrap();
-        let mut g = LoopGuard::load(Some(dir.path()), Some("s"), None, true);
-        assert_eq!(g.check(&["b".into()], 1), Guard::Release(Release::TurnLimit(1)));
+        let g = LoopGuard::load(Some(dir.path()), Some("s"), None, true);
+        assert_eq!(
+            g.check(&["b".into()], 1),
+            Guard::Release(Release::TurnLimit(1))
+        );
         g.save().unwrap();
         let g = LoopGuard::load(Some(dir.path()), Some("s"), None, false);
         assert_eq!(g.check(&["b".into()], 1), Guard::Block);

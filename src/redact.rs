@@ -21,8 +21,14 @@ impl Redactor {
         static REDACTOR: OnceLock<Redactor> = OnceLock::new();
         REDACTOR.get_or_init(|| Redactor {
             rules: vec![
-                ("aws-access-key", Regex::new(r"\bAKIA[0-9A-Z]{16}\b").unwrap()),
-                ("github-pat", Regex::new(r"\bghp_[0-9A-Za-z]{36}\b").unwrap()),
+                (
+                    "aws-access-key",
+                    Regex::new(r"\bAKIA[0-9A-Z]{16}\b").unwrap(),
+                ),
+                (
+                    "github-pat",
+                    Regex::new(r"\bghp_[0-9A-Za-z]{36}\b").unwrap(),
+                ),
             ],
         })
     }
@@ -33,7 +39,9 @@ impl Redactor {
         for (kind, regex) in &self.rules {
             let n = regex.find_iter(&out).count() as u64;
             if n > 0 {
-                out = regex.replace_all(&out, format!("[REDACTED:{kind}]")).into_owned();
+                out = regex
+                    .replace_all(&out, format!("[REDACTED:{kind}]"))
+                    .into_owned();
                 counts.insert(kind.to_string(), n);
             }
         }

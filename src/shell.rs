@@ -40,15 +40,26 @@ pub struct ParseError(pub String);
 
 pub fn classify_read_only(command: &str) -> ReadOnlyVerdict {
     let Some(words) = shlex::split(command) else {
-        return ReadOnlyVerdict::Deny { kind: DenyKind::Unparseable, detail: command.into() };
+        return ReadOnlyVerdict::Deny {
+            kind: DenyKind::Unparseable,
+            detail: command.into(),
+        };
     };
     if words.first().map(String::as_str) == Some("git")
-        && words.get(1).is_some_and(|w| ["commit", "push", "add"].contains(&w.as_str()))
+        && words
+            .get(1)
+            .is_some_and(|w| ["commit", "push", "add"].contains(&w.as_str()))
     {
-        return ReadOnlyVerdict::Deny { kind: DenyKind::GitWrite, detail: words[..2].join(" ") };
+        return ReadOnlyVerdict::Deny {
+            kind: DenyKind::GitWrite,
+            detail: words[..2].join(" "),
+        };
     }
     if words.iter().any(|w| w == ">") {
-        return ReadOnlyVerdict::Deny { kind: DenyKind::Redirection, detail: ">".into() };
+        return ReadOnlyVerdict::Deny {
+            kind: DenyKind::Redirection,
+            detail: ">".into(),
+        };
     }
     ReadOnlyVerdict::Allow
 }

@@ -51,7 +51,9 @@ pub fn current_turn_text(path: &Path, max_bytes: usize) -> std::io::Result<Strin
 /// `last_assistant_message` appended when the transcript lags behind it.
 pub fn stop_text(turn: Option<String>, last_assistant_message: Option<&str>) -> String {
     let mut text = turn.unwrap_or_default();
-    if let Some(last) = last_assistant_message.map(str::trim).filter(|m| !m.is_empty())
+    if let Some(last) = last_assistant_message
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
         && !text.trim_end().ends_with(last)
     {
         if !text.is_empty() {
@@ -76,7 +78,9 @@ fn classify(line: &[u8]) -> Line {
     if !looks_relevant {
         return Line::Other;
     }
-    let Ok(value) = serde_json::from_slice::<Value>(line) else { return Line::Other };
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return Line::Other;
+    };
     match value.get("type").and_then(Value::as_str) {
         Some("user") => claude_user(&value),
         Some("assistant") => claude_assistant(&value),
@@ -95,9 +99,15 @@ fn claude_user(value: &Value) -> Line {
     }
     let content = value.pointer("/message/content");
     let has_tool_result = content.and_then(Value::as_array).is_some_and(|blocks| {
-        blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+        blocks
+            .iter()
+            .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
     });
-    if has_tool_result { Line::Other } else { Line::UserTurn }
+    if has_tool_result {
+        Line::Other
+    } else {
+        Line::UserTurn
+    }
 }
 
 fn claude_assistant(value: &Value) -> Line {
@@ -127,7 +137,11 @@ fn codex_item(payload: &Value) -> Line {
         .get("content")
         .and_then(Value::as_array)
         .map(|blocks| {
-            blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).map(str::to_string).collect()
+            blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
         })
         .unwrap_or_default();
     match payload.get("role").and_then(Value::as_str) {
@@ -137,7 +151,11 @@ fn codex_item(payload: &Value) -> Line {
                 let t = t.trim_start();
                 t.starts_with("<environment_context>") || t.starts_with("<user_instructions>")
             });
-            if injected && !texts.is_empty() { Line::Other } else { Line::UserTurn }
+            if injected && !texts.is_empty() {
+                Line::Other
+            } else {
+                Line::UserTurn
+            }
         }
         _ => Line::Other,
     }
@@ -158,7 +176,13 @@ struct ReverseLines<'a> {
 impl<'a> ReverseLines<'a> {
     fn new(file: &'a mut File) -> std::io::Result<Self> {
         let len = file.seek(SeekFrom::End(0))?;
-        Ok(ReverseLines { file, position: len, buffer: Vec::new(), read: 0, done: false })
+        Ok(ReverseLines {
+            file,
+            position: len,
+            buffer: Vec::new(),
+            read: 0,
+            done: false,
+        })
     }
 
     /// Prepends the previous block to the buffer; false at the start of the file or the bound.
@@ -229,7 +253,8 @@ mod tests {
         serde_json::json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"ok"}]}}).to_string()
     }
     fn meta(text: &str) -> String {
-        serde_json::json!({"type":"user","isMeta":true,"message":{"role":"user","content":text}}).to_string()
+        serde_json::json!({"type":"user","isMeta":true,"message":{"role":"user","content":text}})
+            .to_string()
     }
 
     fn write(lines: &[String]) -> tempfile::NamedTempFile {
@@ -257,7 +282,8 @@ mod tests {
 
     #[test]
     fn real_claude_transcript_sample() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/2.1.332.transcript_rich.jsonl");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/2.1.332.transcript_rich.jsonl");
         let text = current_turn_text(&path, 1 << 20).unwrap();
         assert_eq!(
             text,
@@ -271,11 +297,18 @@ mod tests {
             serde_json::json!({"type":"response_item","payload":{"type":"message","role":role,"content":[{"type":kind,"text":text}]}}).to_string()
         };
         let file = write(&[
-            item("user", "input_text", "<environment_context>cwd</environment_context>"),
+            item(
+                "user",
+                "input_text",
+                "<environment_context>cwd</environment_context>",
+            ),
             item("user", "input_text", "fix it"),
             item("assistant", "output_text", "Fixed. Shall I push?"),
         ]);
-        assert_eq!(current_turn_text(file.path(), 1 << 20).unwrap(), "Fixed. Shall I push?");
+        assert_eq!(
+            current_turn_text(file.path(), 1 << 20).unwrap(),
+            "Fixed. Shall I push?"
+        );
     }
 
     #[test]

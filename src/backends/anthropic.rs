@@ -13,7 +13,9 @@ pub struct Anthropic {
 
 impl Anthropic {
     pub fn new(config: &HttpBackendConfig) -> Self {
-        Anthropic { config: config.clone() }
+        Anthropic {
+            config: config.clone(),
+        }
     }
 }
 
@@ -43,7 +45,10 @@ impl Backend for Anthropic {
         });
         let reply = post_json(
             &url,
-            &[("x-api-key", key), ("anthropic-version", "2023-06-01".into())],
+            &[
+                ("x-api-key", key),
+                ("anthropic-version", "2023-06-01".into()),
+            ],
             &body,
             deadline,
         )?;
@@ -58,7 +63,10 @@ impl Backend for Anthropic {
         {
             return Ok(input.to_string());
         }
-        let text: Vec<&str> = blocks.iter().filter_map(|b| b.get("text").and_then(|t| t.as_str())).collect();
+        let text: Vec<&str> = blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+            .collect();
         Ok(text.join("\n"))
     }
 }
@@ -91,7 +99,9 @@ pub(super) fn post_json(
     for (name, value) in headers {
         call = call.header(*name, value.as_str());
     }
-    let mut response = call.send(body.to_string()).map_err(|err| http_error(url, err))?;
+    let mut response = call
+        .send(body.to_string())
+        .map_err(|err| http_error(url, err))?;
     let status = response.status();
     let text = response
         .body_mut()
@@ -101,7 +111,9 @@ pub(super) fn post_json(
         .map_err(|err| http_error(url, err))?;
     if !status.is_success() {
         let snippet: String = text.chars().take(200).collect();
-        return Err(BackendError::Http(format!("{url} answered {status}: {snippet}")));
+        return Err(BackendError::Http(format!(
+            "{url} answered {status}: {snippet}"
+        )));
     }
     serde_json::from_str(&text)
         .map_err(|err| BackendError::Reply(format!("{url} answered with invalid JSON ({err})")))

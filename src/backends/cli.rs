@@ -12,7 +12,9 @@ pub struct Codex {
 
 impl Codex {
     pub fn new(config: &CliBackendConfig) -> Self {
-        Codex { config: config.clone() }
+        Codex {
+            config: config.clone(),
+        }
     }
 }
 
@@ -37,9 +39,8 @@ impl Backend for Codex {
         let argv = codex_argv(&self.config, &schema_file, &reply_file, request.prompt);
         // codex reads a non-TTY stdin to EOF and appends it to the prompt: keep it closed.
         process::run(&argv, None, &workdir, deadline)?;
-        std::fs::read_to_string(&reply_file).map_err(|err| {
-            BackendError::Reply(format!("codex wrote no reply file ({err})"))
-        })
+        std::fs::read_to_string(&reply_file)
+            .map_err(|err| BackendError::Reply(format!("codex wrote no reply file ({err})")))
     }
 }
 
@@ -78,7 +79,9 @@ pub struct Claude {
 
 impl Claude {
     pub fn new(config: &CliBackendConfig) -> Self {
-        Claude { config: config.clone() }
+        Claude {
+            config: config.clone(),
+        }
     }
 }
 
@@ -127,12 +130,16 @@ fn claude_argv(config: &CliBackendConfig, request: &JudgeRequest) -> Vec<String>
 /// `--output-format json` prints one result object; the verdict is in `structured_output`
 /// (with `--json-schema`) or, failing that, in the `result` text.
 fn claude_reply(stdout: &str) -> Result<String, BackendError> {
-    let envelope: serde_json::Value = serde_json::from_str(stdout.trim()).map_err(|err| {
-        BackendError::Reply(format!("claude printed no JSON result ({err})"))
-    })?;
+    let envelope: serde_json::Value = serde_json::from_str(stdout.trim())
+        .map_err(|err| BackendError::Reply(format!("claude printed no JSON result ({err})")))?;
     if envelope.get("is_error").and_then(|v| v.as_bool()) == Some(true) {
-        let message = envelope.get("result").and_then(|v| v.as_str()).unwrap_or("unknown error");
-        return Err(BackendError::Reply(format!("claude reported an error: {message}")));
+        let message = envelope
+            .get("result")
+            .and_then(|v| v.as_str())
+            .unwrap_or("unknown error");
+        return Err(BackendError::Reply(format!(
+            "claude reported an error: {message}"
+        )));
     }
     if let Some(structured) = envelope.get("structured_output").filter(|v| v.is_object()) {
         return Ok(structured.to_string());
@@ -141,7 +148,9 @@ fn claude_reply(stdout: &str) -> Result<String, BackendError> {
         .get("result")
         .and_then(|v| v.as_str())
         .map(str::to_string)
-        .ok_or_else(|| BackendError::Reply("claude's result has neither structured_output nor result".into()))
+        .ok_or_else(|| {
+            BackendError::Reply("claude's result has neither structured_output nor result".into())
+        })
 }
 
 #[cfg(test)]
@@ -150,7 +159,8 @@ mod tests {
 
     #[test]
     fn claude_envelope_prefers_structured_output() {
-        let out = r#"{"type":"result","is_error":false,"result":"text","structured_output":{"a":true}}"#;
+        let out =
+            r#"{"type":"result","is_error":false,"result":"text","structured_output":{"a":true}}"#;
         assert_eq!(claude_reply(out).unwrap(), r#"{"a":true}"#);
         let out = r#"{"type":"result","is_error":false,"result":"{\"a\": false}"}"#;
         assert_eq!(claude_reply(out).unwrap(), r#"{"a": false}"#);

@@ -11,7 +11,9 @@ pub struct CommandBackend {
 
 impl CommandBackend {
     pub fn new(config: &CommandBackendConfig) -> Self {
-        CommandBackend { argv: config.argv.clone() }
+        CommandBackend {
+            argv: config.argv.clone(),
+        }
     }
 }
 
@@ -26,7 +28,12 @@ impl Backend for CommandBackend {
 
     fn call(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, BackendError> {
         let dir = scratch_dir()?;
-        let output = process::run(&self.argv, Some(request.prompt.as_bytes()), dir.path(), deadline)?;
+        let output = process::run(
+            &self.argv,
+            Some(request.prompt.as_bytes()),
+            dir.path(),
+            deadline,
+        )?;
         Ok(output.stdout)
     }
 }

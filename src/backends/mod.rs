@@ -89,7 +89,11 @@ pub const NAMES: [&str; 6] = ["rules", "command", "codex", "claude", "openai", "
 /// The backend to use: `name` if given (`--backend`), else the config's, resolving `auto`.
 pub fn select(config: &Config, name: Option<&str>) -> Result<Box<dyn Backend>> {
     let name = name.unwrap_or(&config.judge.backend);
-    let name = if name == "auto" { resolve_auto(config).0 } else { name.to_string() };
+    let name = if name == "auto" {
+        resolve_auto(config).0
+    } else {
+        name.to_string()
+    };
     build(config, &name)
 }
 
@@ -114,10 +118,12 @@ pub fn usable(config: &Config, name: &str) -> Option<String> {
             .then(|| format!("${} is set", config.judge.openai.api_key_env)),
         "anthropic" => key_set(&config.judge.anthropic.api_key_env)
             .then(|| format!("${} is set", config.judge.anthropic.api_key_env)),
-        "codex" => find_in_path(&config.judge.codex.binary)
-            .map(|p| format!("found {}", p.display())),
-        "claude" => find_in_path(&config.judge.claude.binary)
-            .map(|p| format!("found {}", p.display())),
+        "codex" => {
+            find_in_path(&config.judge.codex.binary).map(|p| format!("found {}", p.display()))
+        }
+        "claude" => {
+            find_in_path(&config.judge.claude.binary).map(|p| format!("found {}", p.display()))
+        }
         _ => None,
     }
 }
@@ -127,8 +133,11 @@ fn build(config: &Config, name: &str) -> Result<Box<dyn Backend>> {
         "rules" => Box::new(rules::Rules),
         "command" => {
             if config.judge.command.argv.is_empty() {
-                return Err(Error::config("the `command` backend needs judge.command.argv")
-                    .with_hint("e.g. `agentguard config set judge.command.argv '[\"my-judge\"]'`"));
+                return Err(
+                    Error::config("the `command` backend needs judge.command.argv").with_hint(
+                        "e.g. `agentguard config set judge.command.argv '[\"my-judge\"]'`",
+                    ),
+                );
             }
             Box::new(command::CommandBackend::new(&config.judge.command))
         }
@@ -147,14 +156,17 @@ fn build(config: &Config, name: &str) -> Result<Box<dyn Backend>> {
 pub fn find_in_path(binary: &str) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let is_executable = |p: &std::path::Path| {
-        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
     if binary.contains('/') {
         let path = std::path::PathBuf::from(binary);
         return is_executable(&path).then_some(path);
     }
     std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths).map(|dir| dir.join(binary)).find(|p| is_executable(p))
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(binary))
+            .find(|p| is_executable(p))
     })
 }
 

@@ -12,7 +12,9 @@ pub struct OpenAi {
 
 impl OpenAi {
     pub fn new(config: &HttpBackendConfig) -> Self {
-        OpenAi { config: config.clone() }
+        OpenAi {
+            config: config.clone(),
+        }
     }
 }
 
@@ -27,7 +29,10 @@ impl Backend for OpenAi {
 
     fn call(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, BackendError> {
         let key = super::anthropic::api_key(&self.config.api_key_env)?;
-        let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
+        let url = format!(
+            "{}/chat/completions",
+            self.config.base_url.trim_end_matches('/')
+        );
         let body = serde_json::json!({
             "model": self.config.model,
             "temperature": 0,
@@ -47,6 +52,8 @@ impl Backend for OpenAi {
             .pointer("/choices/0/message/content")
             .and_then(|v| v.as_str())
             .map(str::to_string)
-            .ok_or_else(|| BackendError::Reply("the reply has no choices[0].message.content".into()))
+            .ok_or_else(|| {
+                BackendError::Reply("the reply has no choices[0].message.content".into())
+            })
     }
 }

@@ -37,7 +37,11 @@ pub fn run(
         .args(args)
         .current_dir(workdir)
         .env(JUDGE_ACTIVE_VAR, "1")
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -69,7 +73,9 @@ pub fn run(
             Err(err) => {
                 kill_group(group);
                 let _ = child.wait();
-                return Err(BackendError::Spawn(format!("waiting for `{program}`: {err}")));
+                return Err(BackendError::Spawn(format!(
+                    "waiting for `{program}`: {err}"
+                )));
             }
         }
     };
@@ -122,7 +128,12 @@ fn kill_group(group: i32) {
 }
 
 fn last_line(text: &str) -> String {
-    let line = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     let end = line.floor_char_boundary(300);
     line[..end].to_string()
 }
@@ -152,8 +163,13 @@ mod tests {
     #[test]
     fn closed_stdin_reads_eof() {
         let dir = tempfile::tempdir().unwrap();
-        let out = run(&sh("wc -c"), None, dir.path(), Instant::now() + Duration::from_secs(10))
-            .unwrap();
+        let out = run(
+            &sh("wc -c"),
+            None,
+            dir.path(),
+            Instant::now() + Duration::from_secs(10),
+        )
+        .unwrap();
         assert_eq!(out.stdout.trim(), "0");
     }
 
@@ -167,7 +183,13 @@ mod tests {
             Instant::now() + Duration::from_secs(10),
         )
         .unwrap_err();
-        assert_eq!(err, BackendError::Exit { code: Some(3), stderr: "boom".into() });
+        assert_eq!(
+            err,
+            BackendError::Exit {
+                code: Some(3),
+                stderr: "boom".into()
+            }
+        );
     }
 
     #[test]
@@ -175,10 +197,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("grandchild-pid");
         let script = format!("sleep 30 & echo $! > {}; wait", marker.display());
-        let err = run(&sh(&script), None, dir.path(), Instant::now() + Duration::from_millis(300))
-            .unwrap_err();
+        let err = run(
+            &sh(&script),
+            None,
+            dir.path(),
+            Instant::now() + Duration::from_millis(300),
+        )
+        .unwrap_err();
         assert_eq!(err, BackendError::Timeout);
-        let pid: i32 = std::fs::read_to_string(&marker).unwrap().trim().parse().unwrap();
+        let pid: i32 = std::fs::read_to_string(&marker)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         // SIGKILL is delivered asynchronously: give the kernel a moment, then the grandchild
         // must be gone (or a zombie waiting for init to reap it).
         let running = || {

@@ -44,5 +44,9 @@ impl Backend for Rules {
 fn clip(text: &str) -> String {
     let text = text.trim();
     let end = text.floor_char_boundary(60);
-    if end < text.len() { format!("{}…", &text[..end]) } else { text.to_string() }
+    if end < text.len() {
+        format!("{}…", &text[..end])
+    } else {
+        text.to_string()
+    }
 }

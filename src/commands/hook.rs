@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::backends;
-use crate::cli::{Host, HookArgs, HookCommand};
+use crate::cli::{HookArgs, HookCommand, Host};
 use crate::config::Config;
 use crate::detectors::{Detectors, Event};
 use crate::error::Result;
@@ -105,7 +105,10 @@ fn host_name(host: Host) -> &'static str {
 }
 
 fn event_name(input: &HookInput, default: &str) -> String {
-    input.hook_event_name.clone().unwrap_or_else(|| default.to_string())
+    input
+        .hook_event_name
+        .clone()
+        .unwrap_or_else(|| default.to_string())
 }
 
 /// The config for the hook's project; a broken config is reported, not fatal to the host.
@@ -131,7 +134,9 @@ fn write_log(config: Option<&Config>, record: &Record) {
     if !enabled {
         return;
     }
-    let dir = config.and_then(|c| c.log.dir.clone()).or_else(crate::paths::log_dir);
+    let dir = config
+        .and_then(|c| c.log.dir.clone())
+        .or_else(crate::paths::log_dir);
     let retention = config.map_or(30, |c| c.log.retention_days);
     if let Some(dir) = dir {
         let _ = crate::log::append(&dir, record, retention);
@@ -196,7 +201,13 @@ fn judge_stop(
     let (turn_text, transcript_error) = match input.judged_transcript() {
         Some(path) => match crate::transcript::current_turn_text(path, config.stop.scan_bytes) {
             Ok(text) => (Some(text), None),
-            Err(err) => (None, Some(format!("cannot read the transcript {}: {err}", path.display()))),
+            Err(err) => (
+                None,
+                Some(format!(
+                    "cannot read the transcript {}: {err}",
+                    path.display()
+                )),
+            ),
         },
         None => (None, None),
     };
@@ -221,14 +232,28 @@ fn judge_stop(
         Err(err) => return Some(stop_failed(record, err.message)),
     };
     record.detectors_run = selected.iter().map(|d| d.name.clone()).collect();
-    let window = Window { bytes: config.stop.window_bytes, ..Window::default() };
+    let window = Window {
+        bytes: config.stop.window_bytes,
+        ..Window::default()
+    };
     let timeout = Duration::from_millis(config.judge.deadline_ms);
-    let judgement = match pipeline::judge(&selected, &text, window, || backends::select(config, None), timeout) {
+    let judgement = match pipeline::judge(
+        &selected,
+        &text,
+        window,
+        || backends::select(config, None),
+        timeout,
+    ) {
         Ok(judgement) => judgement,
         Err(err) => return Some(stop_failed(record, err.message)),
     };
     record.verdict = judgement.verdict.as_str().into();
-    record.detectors = judgement.detectors.iter().filter(|o| o.layer1 != pipeline::Layer1::Miss).cloned().collect();
+    record.detectors = judgement
+        .detectors
+        .iter()
+        .filter(|o| o.layer1 != pipeline::Layer1::Miss)
+        .cloned()
+        .collect();
     for outcome in &mut record.detectors {
         outcome.judged_text = None;
     }
@@ -278,7 +303,13 @@ fn decide_stop(
     }
     let findings: Vec<String> = violations
         .iter()
-        .map(|o| format!("{}:{}", o.detector, o.passage_fingerprint(text).unwrap_or_default()))
+        .map(|o| {
+            format!(
+                "{}:{}",
+                o.detector,
+                o.passage_fingerprint(text).unwrap_or_default()
+            )
+        })
         .collect();
     let state_dir = crate::paths::state_dir().map(|d| d.join("sessions"));
     let mut guard = LoopGuard::load(
@@ -382,9 +413,14 @@ fn read_only_role(input: &HookInput, config: &Config) -> Option<String> {
     if let Some(agent_type) = &input.agent_type
         && config.readonly.agent_types.iter().any(|t| t == agent_type)
     {
-        return Some(format!("agent type `{agent_type}` is read-only in [readonly] agent_types"));
+        return Some(format!(
+            "agent type `{agent_type}` is read-only in [readonly] agent_types"
+        ));
     }
-    config.readonly.project.then(|| "[readonly] project = true".to_string())
+    config
+        .readonly
+        .project
+        .then(|| "[readonly] project = true".to_string())
 }
 
 fn decide_tool(
@@ -419,7 +455,11 @@ fn decide_tool(
             );
             record.verdict = "violation".into();
             record.action = "deny".into();
-            record.rule = Some(if rule.starts_with("read-only") { rule } else { format!("read-only:{rule}") });
+            record.rule = Some(if rule.starts_with("read-only") {
+                rule
+            } else {
+                format!("read-only:{rule}")
+            });
             record.message = Some(reason.clone());
             return Some(hook::pre_tool(host, Permission::Deny, &reason));
         }
@@ -468,7 +508,13 @@ fn gate_destructive(
     let text = views.join("\n");
     let result = if config.pretool.judge {
         let timeout = Duration::from_millis(config.judge.deadline_ms);
-        pipeline::judge(&selected, &text, Window::default(), || backends::select(config, None), timeout)
+        pipeline::judge(
+            &selected,
+            &text,
+            Window::default(),
+            || backends::select(config, None),
+            timeout,
+        )
     } else {
         pipeline::layer1(&selected, &text).map(|layer1| layer1_only(&selected, layer1))
     };
@@ -484,7 +530,12 @@ fn gate_destructive(
         }
     };
     record.verdict = judgement.verdict.as_str().into();
-    record.detectors = judgement.detectors.iter().filter(|o| o.layer1 != pipeline::Layer1::Miss).cloned().collect();
+    record.detectors = judgement
+        .detectors
+        .iter()
+        .filter(|o| o.layer1 != pipeline::Layer1::Miss)
+        .cloned()
+        .collect();
     for outcome in &mut record.detectors {
         outcome.judged_text = None;
     }
@@ -509,13 +560,22 @@ fn gate_destructive(
         .collect::<Vec<_>>()
         .join("\n\n");
     record.action = fail_safe_action(host).into();
-    record.rule = Some(flagged.iter().map(|o| o.detector.as_str()).collect::<Vec<_>>().join(","));
+    record.rule = Some(
+        flagged
+            .iter()
+            .map(|o| o.detector.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    );
     record.message = Some(reason.clone());
     Some(hook::pre_tool(host, Permission::Ask, &reason))
 }
 
 /// A judgement from Layer 1 alone: a hit is a violation (the gate asks), a skip allows.
-fn layer1_only(detectors: &[&crate::detectors::Detector], layer1: Vec<pipeline::Layer1>) -> Judgement {
+fn layer1_only(
+    detectors: &[&crate::detectors::Detector],
+    layer1: Vec<pipeline::Layer1>,
+) -> Judgement {
     let outcomes = detectors
         .iter()
         .zip(layer1)
@@ -523,4 +583,3 @@ fn layer1_only(detectors: &[&crate::detectors::Detector], layer1: Vec<pipeline::
         .collect();
     Judgement::from_outcomes(outcomes)
 }
-

@@ -24,8 +24,14 @@ use crate::redact::{RedactionCounts, Redactor};
 #[serde(tag = "outcome", rename_all = "lowercase")]
 pub enum Layer1 {
     Miss,
-    Hit { pattern: String, start: usize, end: usize },
-    Skip { pattern: String },
+    Hit {
+        pattern: String,
+        start: usize,
+        end: usize,
+    },
+    Skip {
+        pattern: String,
+    },
 }
 
 impl Layer1 {
@@ -118,7 +124,9 @@ impl Outcome {
     /// A stable fingerprint of the passage that triggered (for the loop guard): the hit's
     /// sentence, normalized, hashed.
     pub fn passage_fingerprint(&self, text: &str) -> Option<String> {
-        let Layer1::Hit { start, end, .. } = self.layer1 else { return None };
+        let Layer1::Hit { start, end, .. } = self.layer1 else {
+            return None;
+        };
         let passage = sentence_around(text, start, end);
         let normalized: String = passage
             .chars()
@@ -153,7 +161,9 @@ impl Judgement {
     }
 
     pub fn violations(&self) -> impl Iterator<Item = &Outcome> {
-        self.detectors.iter().filter(|o| o.verdict == Verdict::Violation)
+        self.detectors
+            .iter()
+            .filter(|o| o.verdict == Verdict::Violation)
     }
 
     pub fn failures(&self) -> impl Iterator<Item = &Outcome> {
@@ -162,7 +172,9 @@ impl Judgement {
 
     /// True when no detector needed the judge (every stop that ends at Layer 1).
     pub fn decided_by_layer1(&self) -> bool {
-        self.detectors.iter().all(|o| !matches!(o.layer1, Layer1::Hit { .. }))
+        self.detectors
+            .iter()
+            .all(|o| !matches!(o.layer1, Layer1::Hit { .. }))
     }
 }
 
@@ -177,7 +189,10 @@ pub struct Window {
 
 impl Default for Window {
     fn default() -> Self {
-        Window { bytes: 4000, excerpt_bytes: 600 }
+        Window {
+            bytes: 4000,
+            excerpt_bytes: 600,
+        }
     }
 }
 
@@ -195,8 +210,14 @@ pub fn layer1(detectors: &[&Detector], text: &str) -> Result<Vec<Layer1>> {
             .find_map(|re| re.find(text).map(|m| (re.as_str().to_string(), m)))
             .expect("the trigger set matched one of these");
         results[index] = match compiled.skips.iter().find(|re| re.is_match(text)) {
-            Some(skip) => Layer1::Skip { pattern: skip.as_str().to_string() },
-            None => Layer1::Hit { pattern, start: found.start(), end: found.end() },
+            Some(skip) => Layer1::Skip {
+                pattern: skip.as_str().to_string(),
+            },
+            None => Layer1::Hit {
+                pattern,
+                start: found.start(),
+                end: found.end(),
+            },
         };
     }
     Ok(results)
@@ -285,7 +306,12 @@ fn judge_one(
     let nonce = wrap::nonce();
     let prompt = wrap::wrap(&detector.prompt, &detector.fields, &redacted.text, &nonce);
     let schema = detector.reply_schema();
-    let request = JudgeRequest { detector, prompt: &prompt, text: &redacted.text, schema: &schema };
+    let request = JudgeRequest {
+        detector,
+        prompt: &prompt,
+        text: &redacted.text,
+        schema: &schema,
+    };
     let mut outcome = Outcome {
         backend: Some(backend.name().to_string()),
         model: backend.model(),
@@ -330,7 +356,10 @@ pub fn judged_text(text: &str, window: Window, hit_start: usize, hit_end: usize)
         let half = window.excerpt_bytes / 2;
         let from = text.floor_char_boundary(hit_start.saturating_sub(half));
         let to = text.ceil_char_boundary((hit_end + half).min(start));
-        format!("[…excerpt from earlier in the message…]\n{}\n[…]\n{tail}", &text[from..to])
+        format!(
+            "[…excerpt from earlier in the message…]\n{}\n[…]\n{tail}",
+            &text[from..to]
+        )
     } else {
         tail.to_string()
     }
@@ -364,16 +393,28 @@ mod tests {
         }
         fn call(&self, request: &JudgeRequest, _: Instant) -> Result<String, BackendError> {
             assert!(request.prompt.contains(request.text.trim()));
-            self.0[request.detector.name.as_str()].clone().map(str::to_string)
+            self.0[request.detector.name.as_str()]
+                .clone()
+                .map(str::to_string)
         }
     }
 
-    fn run(text: &str, replies: Vec<(&'static str, Result<&'static str, BackendError>)>) -> Judgement {
+    fn run(
+        text: &str,
+        replies: Vec<(&'static str, Result<&'static str, BackendError>)>,
+    ) -> Judgement {
         let detectors = Detectors::load(&Config::defaults()).unwrap();
         let selected = detectors.select(Event::Stop, &[]).unwrap();
         let backend = Scripted(replies.into_iter().collect());
         let factory = || Ok(Box::new(backend) as Box<dyn Backend>);
-        judge(&selected, text, Window::default(), factory, Duration::from_secs(5)).unwrap()
+        judge(
+            &selected,
+            text,
+            Window::default(),
+            factory,
+            Duration::from_secs(5),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -393,16 +434,25 @@ mod tests {
         assert_eq!(judgement.verdict, Verdict::Violation);
         let judgement = run(
             "Shall I commit now?",
-            vec![("commit", Ok(r#"{"new_proposal": true, "verification_reported": true}"#))],
+            vec![(
+                "commit",
+                Ok(r#"{"new_proposal": true, "verification_reported": true}"#),
+            )],
         );
         assert_eq!(judgement.verdict, Verdict::Allow);
     }
 
     #[test]
     fn backend_errors_and_garbage_are_fail() {
-        let judgement = run("Shall I commit now?", vec![("commit", Err(BackendError::Timeout))]);
+        let judgement = run(
+            "Shall I commit now?",
+            vec![("commit", Err(BackendError::Timeout))],
+        );
         assert_eq!(judgement.verdict, Verdict::Fail);
-        assert_eq!(judgement.detectors[0].error_cause.as_deref(), Some("timeout"));
+        assert_eq!(
+            judgement.detectors[0].error_cause.as_deref(),
+            Some("timeout")
+        );
         let judgement = run("Shall I commit now?", vec![("commit", Ok("no idea"))]);
         assert_eq!(judgement.verdict, Verdict::Fail);
         assert_eq!(judgement.detectors[0].error_cause.as_deref(), Some("reply"));
@@ -422,7 +472,10 @@ mod tests {
     fn window_never_cuts_a_character() {
         let text = "コミットしますか？".repeat(1000);
         for bytes in 100..110 {
-            let window = Window { bytes, excerpt_bytes: 50 };
+            let window = Window {
+                bytes,
+                excerpt_bytes: 50,
+            };
             let judged = judged_text(&text, window, text.len() - 3, text.len());
             assert!(judged.len() <= bytes);
             let judged = judged_text(&text, window, 1, 4);
@@ -433,7 +486,11 @@ mod tests {
     #[test]
     fn fingerprint_is_stable_under_spacing_and_case() {
         let a = Outcome {
-            layer1: Layer1::Hit { pattern: String::new(), start: 9, end: 15 },
+            layer1: Layer1::Hit {
+                pattern: String::new(),
+                start: 9,
+                end: 15,
+            },
             ..Outcome {
                 detector: "commit".into(),
                 layer1: Layer1::Miss,
@@ -449,8 +506,12 @@ mod tests {
                 judged_text: None,
             }
         };
-        let one = a.passage_fingerprint("Done. Shall I commit?  Thanks").unwrap();
-        let two = a.passage_fingerprint("Done. shall  I COMMIT? More").unwrap();
+        let one = a
+            .passage_fingerprint("Done. Shall I commit?  Thanks")
+            .unwrap();
+        let two = a
+            .passage_fingerprint("Done. shall  I COMMIT? More")
+            .unwrap();
         assert_eq!(one, two);
     }
 }

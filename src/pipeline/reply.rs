@@ -26,16 +26,30 @@ pub fn parse_reply(reply: &str, fields: &[String]) -> Result<JudgeReply, String>
     }
     match first_object {
         Some(object) => Ok(read_fields(&object, fields)),
-        None => Err(format!("the judge's reply has no JSON object: {}", excerpt(reply))),
+        None => Err(format!(
+            "the judge's reply has no JSON object: {}",
+            excerpt(reply)
+        )),
     }
 }
 
-fn read_fields(object: &serde_json::Map<String, serde_json::Value>, fields: &[String]) -> JudgeReply {
+fn read_fields(
+    object: &serde_json::Map<String, serde_json::Value>,
+    fields: &[String],
+) -> JudgeReply {
     let fields = fields
         .iter()
-        .map(|f| (f.clone(), object.get(f).and_then(|v| v.as_bool()).unwrap_or(false)))
+        .map(|f| {
+            (
+                f.clone(),
+                object.get(f).and_then(|v| v.as_bool()).unwrap_or(false),
+            )
+        })
         .collect();
-    let reason = object.get("reason").and_then(|v| v.as_str()).map(str::to_string);
+    let reason = object
+        .get("reason")
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
     JudgeReply { fields, reason }
 }
 

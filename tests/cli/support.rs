@@ -16,11 +16,18 @@ pub struct Env {
 
 impl Env {
     pub fn new() -> Self {
-        let dir = tempfile::Builder::new().prefix("agentguard-test-").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("agentguard-test-")
+            .tempdir()
+            .unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         std::fs::create_dir_all(dir.path().join("project")).unwrap();
         std::fs::create_dir_all(dir.path().join("bin")).unwrap();
-        Env { dir, path_prefix: Vec::new(), vars: Vec::new() }
+        Env {
+            dir,
+            path_prefix: Vec::new(),
+            vars: Vec::new(),
+        }
     }
 
     pub fn home(&self) -> PathBuf {
@@ -45,7 +52,8 @@ impl Env {
     }
 
     pub fn set(&mut self, key: &str, value: impl AsRef<str>) -> &mut Self {
-        self.vars.push((key.to_string(), value.as_ref().to_string()));
+        self.vars
+            .push((key.to_string(), value.as_ref().to_string()));
         self
     }
 
@@ -77,8 +85,11 @@ impl Env {
     /// The PATH the binary sees: stand-ins first, then the system's basic directories only,
     /// so no locally installed `claude` or `codex` leaks into a test.
     pub fn path_var(&self) -> String {
-        let mut parts: Vec<String> =
-            self.path_prefix.iter().map(|p| p.display().to_string()).collect();
+        let mut parts: Vec<String> = self
+            .path_prefix
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         parts.push(self.bin().display().to_string());
         parts.push("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string());
         parts.join(":")
@@ -102,7 +113,9 @@ impl Env {
 
 /// Path of a file under `tests/fixtures/`.
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 /// The directory holding a pinned agent CLI installed by `scripts/install-clis.sh`, found
@@ -114,7 +127,9 @@ pub fn cli_bin_dir(var: &str, cli: &str) -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("`{cli}` not found through ${var}: run the suite with scripts/test.sh, which installs it");
+        panic!(
+            "`{cli}` not found through ${var}: run the suite with scripts/test.sh, which installs it"
+        );
     }
     eprintln!(
         "SKIPPED: `{cli}` not found through ${var}; run scripts/test.sh to install the pinned CLIs"
@@ -125,4 +140,150 @@ pub fn cli_bin_dir(var: &str, cli: &str) -> Option<PathBuf> {
 /// The bin directory of the pinned claude, codex, opencode, gemini and xAI grok CLIs.
 pub fn agent_cli_dir(cli: &str) -> Option<PathBuf> {
     cli_bin_dir("AGENTGUARD_TEST_CLI_BIN", cli)
+}
+
+/// One HTTP request as a loopback stub received it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// What a stub answers.
+pub struct Reply {
+    pub status: u16,
+    pub body: String,
+    /// Wait this long before answering (a slow server).
+    pub delay: std::time::Duration,
+}
+
+impl Reply {
+    pub fn json(body: serde_json::Value) -> Reply {
+        Reply {
+            status: 200,
+            body: body.to_string(),
+            delay: std::time::Duration::ZERO,
+        }
+    }
+}
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 that answers every request with `handler` and records
+/// the requests. It stops when dropped.
+pub struct HttpStub {
+    pub url: String,
+    pub requests: std::sync::Arc<std::sync::Mutex<Vec<Request>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl HttpStub {
+    pub fn start(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> HttpStub {
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let handler = std::sync::Arc::new(handler);
+        let (recorded, stopping) = (requests.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stopping.load(Ordering::Relaxed) {
+                let stream = match listener.accept() {
+                    Ok((stream, _)) => stream,
+                    Err(_) => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                        continue;
+                    }
+                };
+                let (handler, recorded) = (handler.clone(), recorded.clone());
+                std::thread::spawn(move || {
+                    stream.set_nonblocking(false).unwrap();
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut parts = line.split_whitespace();
+                    let method = parts.next().unwrap_or("").to_string();
+                    let path = parts.next().unwrap_or("").to_string();
+                    let mut headers = Vec::new();
+                    loop {
+                        let mut header = String::new();
+                        reader.read_line(&mut header).unwrap();
+                        let header = header.trim_end();
+                        if header.is_empty() {
+                            break;
+                        }
+                        if let Some((k, v)) = header.split_once(':') {
+                            headers.push((k.trim().to_string(), v.trim().to_string()));
+                        }
+                    }
+                    let length = headers
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+                        .and_then(|(_, v)| v.parse::<usize>().ok())
+                        .unwrap_or(0);
+                    let mut body = vec![0; length];
+                    reader.read_exact(&mut body).unwrap();
+                    let request = Request {
+                        method,
+                        path,
+                        headers,
+                        body: String::from_utf8_lossy(&body).into(),
+                    };
+                    recorded.lock().unwrap().push(request.clone());
+                    let reply = handler(&request);
+                    std::thread::sleep(reply.delay);
+                    let mut stream = stream;
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 {} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{}",
+                        reply.status,
+                        reply.body.len(),
+                        reply.body
+                    );
+                });
+            }
+        });
+        HttpStub {
+            url,
+            requests,
+            stop,
+        }
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for HttpStub {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Parses the command's stdout as one JSON value.
+pub fn stdout_json(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "stdout is not JSON ({err}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
 }
