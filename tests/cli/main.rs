@@ -2,4 +2,6 @@
 //! isolated environment (see `support::Env`).
 
 mod completions;
+mod release_fixture;
+mod self_update;
 mod support;
