@@ -2,6 +2,7 @@
 //! isolated environment (see `support::Env`).
 
 mod completions;
+mod install_sh;
 mod release_fixture;
 mod self_update;
 mod support;
