@@ -413,3 +413,50 @@ fn release_mode_refuses_plain_http_off_loopback() {
         text(&output.stderr)
     );
 }
+
+#[test]
+fn a_packaged_release_round_trips_through_install_sh() {
+    let mut env = Env::new();
+    let out = env.dir.path().join("dist");
+    // A small stand-in keeps the archive small; the script reads the version from it.
+    let binary = env.script("agentguard-build", &release_fixture::fake_binary(RELEASE));
+    let package = Command::new("/bin/sh")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/package-release.sh"))
+        .arg("--binary")
+        .arg(&binary)
+        .args(["--target", release_fixture::host_target()])
+        .arg("--out")
+        .arg(&out)
+        .env_clear()
+        .env("PATH", env.path_var())
+        .output()
+        .unwrap();
+    assert!(package.status.success(), "{}", text(&package.stderr));
+
+    let version = RELEASE;
+    let archive = format!(
+        "agentguard-{version}-{}.tar.gz",
+        release_fixture::host_target()
+    );
+    let server = ReleaseServer::start();
+    for file in [archive.as_str(), "SHA256SUMS"] {
+        server.serve(
+            &format!("/v{version}/{file}"),
+            std::fs::read(out.join(file)).unwrap(),
+        );
+    }
+    env.set("AGENTGUARD_RELEASE_BASE_URL", &server.base_url);
+
+    let output = run_install_sh(&env, &["--version", version, "--no-hooks"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+    let dest = install_dir(&env).join("agentguard");
+    assert_eq!(
+        std::fs::read(dest).unwrap(),
+        std::fs::read(&binary).unwrap()
+    );
+}
