@@ -85,7 +85,6 @@ if [ -z "$install_dir" ]; then
     [ -n "${HOME:-}" ] || die "HOME is not set" "set AGENTGUARD_INSTALL_DIR to choose the install directory"
     install_dir="$HOME/.local/bin"
 fi
-dest="$install_dir/agentguard"
 
 tmp=""
 cleanup() { if [ -n "$tmp" ]; then rm -rf "$tmp"; fi; }
@@ -218,6 +217,8 @@ fi
 
 changed=no
 mkdir -p "$install_dir" || die "cannot create $install_dir" "choose another directory with --dir or AGENTGUARD_INSTALL_DIR"
+install_dir=$(cd "$install_dir" && pwd)
+dest="$install_dir/agentguard"
 if [ -f "$dest" ] && cmp -s "$binary" "$dest"; then
     say "agentguard at $dest is already up to date"
 else
@@ -250,14 +251,15 @@ if [ "$changed" = no ]; then
     say "Nothing changed: agentguard is already installed."
 fi
 
+command_name="$dest"
 case ":${PATH:-}:" in
-    *":$install_dir:"*) ;;
+    *":$install_dir:"*) command_name=agentguard ;;
     *) warn "$install_dir is not on your PATH; add this line to your shell profile:
     export PATH=\"$install_dir:\$PATH\"" ;;
 esac
 
 if [ "$hooks" = yes ]; then
-    say "To undo: agentguard uninstall --yes && rm $dest"
+    say "To undo: $command_name uninstall --yes && rm $dest"
 else
     say "To undo: rm $dest"
 fi

@@ -81,7 +81,7 @@ fn from_a_checkout_installs_binary_and_hooks_and_a_second_run_changes_nothing() 
         env!("CARGO_PKG_VERSION")
     )));
     assert!(stdout.contains(&format!(
-        "To undo: agentguard uninstall --yes && rm {}",
+        "To undo: {0} uninstall --yes && rm {0}",
         dest.display()
     )));
     assert!(
@@ -305,20 +305,23 @@ fn correct_sums(archive: &release_fixture::Archive) -> String {
 fn release_mode_installs_the_verified_archive_and_runs_install() {
     let mut env = Env::new();
     serve_release(&mut env, correct_sums);
+    let path = format!("{}:{}", install_dir(&env).display(), env.path_var());
 
-    let output = run_install_sh(&env, &["--version", RELEASE]);
+    let output = run_install_sh_with_path(&env, &["--version", RELEASE], &path);
     assert_eq!(
         output.status.code(),
         Some(0),
         "stderr: {}",
         text(&output.stderr)
     );
-    assert!(
-        text(&output.stdout).contains("Checksum verified"),
-        "{}",
-        text(&output.stdout)
-    );
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("Checksum verified"), "{stdout}");
     let dest = install_dir(&env).join("agentguard");
+    let undo = format!(
+        "To undo: agentguard uninstall --yes && rm {}",
+        dest.display()
+    );
+    assert!(stdout.contains(&undo), "{stdout}");
     let installed = Command::new(&dest).arg("--version").output().unwrap();
     assert_eq!(
         text(&installed.stdout).trim(),
