@@ -6,6 +6,8 @@
 //! before anything is replaced; a release without a usable entry is refused, never installed
 //! unverified. Nothing here touches the network unless this command runs.
 //!
+//! Releases are tagged `v<version>`; pre-releases are only offered to pre-release builds.
+//!
 //! Exit codes: 0 updated or already up to date; with `--check`, 0 up to date and 1 a newer release
 //! exists; 2 on any error (unreachable, checksum mismatch, no archive for this target).
 
@@ -13,7 +15,8 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use self_update::backends::github;
-use self_update::update::UpdateStrategy;
+use self_update::update::Release;
+use self_update::version;
 
 use crate::cli::SelfUpdateArgs;
 use crate::error::{Error, ErrorKind, Result, exit};
@@ -88,12 +91,11 @@ pub fn archive_name(version: &str, target: &str) -> String {
 pub fn run(args: SelfUpdateArgs) -> Result<u8> {
     let source = ReleaseSource::from_env()?;
     let target = self_update::get_target();
-    let updater = build_updater(&source, target)?;
+    let explain = |err| explain(err, &source, target);
 
-    let newest = updater
-        .is_update_available()
-        .map_err(|err| explain(err, &source, target))?;
-    let Some(release) = newest else {
+    let listing = build_updater(&source, target, None)?;
+    let newer = listing.get_newer_releases().map_err(explain)?.into_vec();
+    let Some(release) = newest_release(newer, CURRENT_VERSION) else {
         println!(
             "agentguard {CURRENT_VERSION} is up to date (newest release of {})",
             source.repo()
@@ -120,22 +122,34 @@ pub fn run(args: SelfUpdateArgs) -> Result<u8> {
         archive_name(&version, target),
         source.repo()
     );
-    let status = updater
-        .update()
-        .map_err(|err| explain(err, &source, target))?;
-    if status.is_updated() {
-        println!(
-            "agentguard updated {CURRENT_VERSION} -> {} at {} (checksum verified)",
-            status.version(),
-            exe.display()
-        );
-    } else {
-        println!("agentguard {CURRENT_VERSION} is up to date");
-    }
+    // Pinned to the tag just chosen (and confirmed), so what is installed is what was offered.
+    let updater = build_updater(&source, target, Some(&format!("v{version}")))?;
+    updater.update().map_err(explain)?;
+    println!(
+        "agentguard updated {CURRENT_VERSION} -> {version} at {} (checksum verified)",
+        exe.display()
+    );
     Ok(exit::OK)
 }
 
-fn build_updater(source: &ReleaseSource, target: &str) -> Result<github::Update> {
+/// The release to offer: the highest version above `current`, skipping pre-releases
+/// (`1.0.0-rc.1`) unless `current` is one itself.
+fn newest_release(releases: Vec<Release>, current: &str) -> Option<Release> {
+    let take_prereleases = current.contains('-');
+    releases
+        .into_iter()
+        .filter(|r| take_prereleases || !r.version().contains('-'))
+        .filter(|r| version::bump_is_greater(current, r.version()).unwrap_or(false))
+        .max_by(|a, b| {
+            version::cmp_versions(a.version(), b.version()).unwrap_or(std::cmp::Ordering::Equal)
+        })
+}
+
+fn build_updater(
+    source: &ReleaseSource,
+    target: &str,
+    tag: Option<&str>,
+) -> Result<github::Update> {
     let suffix = format!("-{target}.tar.gz");
     let mut builder = github::Update::configure();
     builder
@@ -159,8 +173,6 @@ fn build_updater(source: &ReleaseSource, target: &str) -> Result<github::Update>
         .checksum_from_asset(SUMS_ASSET)
         .verify_release_digest(true)
         .current_version(CURRENT_VERSION)
-        // `--check` reports the newest release, so the update installs that same one.
-        .update_strategy(UpdateStrategy::Latest)
         .timeout(Duration::from_secs(60))
         .show_output(false)
         .show_download_progress(false)
@@ -168,6 +180,9 @@ fn build_updater(source: &ReleaseSource, target: &str) -> Result<github::Update>
     // A GitHub token lifts the rate limit; never send it to a host the user merely pointed us at.
     if source.is_default_api() {
         builder.auth_token_from_env();
+    }
+    if let Some(tag) = tag {
+        builder.release_tag(tag);
     }
     builder.build().map_err(|err| explain(err, source, target))
 }
@@ -268,6 +283,38 @@ mod tests {
         }
         let err = ReleaseSource::new(None, Some("ftp://mirror")).unwrap_err();
         assert!(err.message.contains(API_URL_ENV), "{}", err.message);
+    }
+
+    fn release(version: &str) -> Release {
+        Release::builder().version(version).build().unwrap()
+    }
+
+    fn offered(versions: &[&str], current: &str) -> Option<String> {
+        let releases = versions.iter().map(|v| release(v)).collect();
+        newest_release(releases, current).map(|r| r.version().to_string())
+    }
+
+    #[test]
+    fn the_highest_newer_version_is_offered_whatever_the_listing_order() {
+        assert_eq!(
+            offered(&["0.2.0", "0.10.0", "0.3.1"], "0.1.0").as_deref(),
+            Some("0.10.0")
+        );
+        assert_eq!(offered(&["0.1.0", "0.0.9"], "0.1.0"), None);
+        assert_eq!(offered(&[], "0.1.0"), None);
+    }
+
+    #[test]
+    fn prereleases_are_offered_only_to_prerelease_builds() {
+        assert_eq!(
+            offered(&["1.0.0-rc.1", "0.2.0"], "0.1.0").as_deref(),
+            Some("0.2.0")
+        );
+        assert_eq!(offered(&["1.0.0-rc.1"], "0.1.0"), None);
+        assert_eq!(
+            offered(&["1.0.0-rc.2", "1.0.0-rc.1"], "1.0.0-rc.1").as_deref(),
+            Some("1.0.0-rc.2")
+        );
     }
 
     #[test]

@@ -49,16 +49,19 @@ impl Setup {
             }));
             self.server.serve("/download/SHA256SUMS", sums);
         }
-        let listing = serde_json::json!([{
+        let release = serde_json::json!({
             "tag_name": format!("v{NEW_VERSION}"),
             "created_at": "2026-11-29T12:00:00Z",
             "name": format!("agentguard {NEW_VERSION}"),
             "body": "notes",
             "html_url": format!("{base}/release"),
             "assets": assets,
-        }]);
+        });
+        let listing = serde_json::json!([release]).to_string();
         self.server
-            .serve(&format!("/repos/{REPO}/releases"), listing.to_string());
+            .serve(&format!("/repos/{REPO}/releases"), listing);
+        let tag = format!("/repos/{REPO}/releases/tags/v{NEW_VERSION}");
+        self.server.serve(&tag, release.to_string());
         self.server.serve(
             &format!("/download/{}", archive.name),
             archive.bytes.clone(),
@@ -136,6 +139,9 @@ fn update_replaces_the_binary_with_the_verified_release() {
         requests.contains(&"/download/SHA256SUMS".to_string()),
         "{requests:?}"
     );
+    // The install is pinned to the release that was offered.
+    let pinned = format!("/repos/{REPO}/releases/tags/v{NEW_VERSION}");
+    assert!(requests.contains(&pinned), "{requests:?}");
 }
 
 #[test]
@@ -251,4 +257,31 @@ fn an_unreachable_server_exits_2_with_a_network_hint() {
         "{stderr}"
     );
     setup.assert_untouched();
+}
+
+#[test]
+fn a_prerelease_is_not_offered_to_a_stable_build() {
+    let setup = Setup::new();
+    let listing = serde_json::json!([{
+        "tag_name": "v100.0.0-rc.1",
+        "created_at": "2026-11-29T12:00:00Z",
+        "name": "agentguard 100.0.0-rc.1",
+        "assets": [],
+    }]);
+    setup
+        .server
+        .serve(&format!("/repos/{REPO}/releases"), listing.to_string());
+
+    let output = setup.run(&["self-update", "--check"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+    assert!(
+        text(&output.stdout).contains("is up to date"),
+        "{}",
+        text(&output.stdout)
+    );
 }
