@@ -241,7 +241,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentguard;self-update'= {
-            cand --check 'Only say whether a newer release exists'
+            cand --check 'Only say whether a newer release exists (exit 1 if one does, 0 if up to date)'
             cand -y 'Do not ask for confirmation'
             cand --yes 'Do not ask for confirmation'
             cand -h 'Print help'

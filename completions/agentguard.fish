@@ -148,7 +148,7 @@ complete -c agentguard -n "__fish_agentguard_using_subcommand launch" -l print -
 complete -c agentguard -n "__fish_agentguard_using_subcommand launch" -l json -d 'Print the argv and environment as JSON instead of running it'
 complete -c agentguard -n "__fish_agentguard_using_subcommand launch" -s h -l help -d 'Print help'
 complete -c agentguard -n "__fish_agentguard_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c agentguard -n "__fish_agentguard_using_subcommand self-update" -l check -d 'Only say whether a newer release exists'
+complete -c agentguard -n "__fish_agentguard_using_subcommand self-update" -l check -d 'Only say whether a newer release exists (exit 1 if one does, 0 if up to date)'
 complete -c agentguard -n "__fish_agentguard_using_subcommand self-update" -s y -l yes -d 'Do not ask for confirmation'
 complete -c agentguard -n "__fish_agentguard_using_subcommand self-update" -s h -l help -d 'Print help'
 complete -c agentguard -n "__fish_agentguard_using_subcommand help; and not __fish_seen_subcommand_from install uninstall hook judge redact logs doctor config launch completions self-update help" -f -a "install" -d 'Add agentguard\'s hooks to Claude Code or Codex settings'

@@ -123,6 +123,11 @@ fn render_command(roff: &mut Roff, cmd: &clap::Command, parent: &str) {
         roff.control("TP", []).text(arg_heading(arg));
         roff.text([roman(arg_help(arg))]);
     }
+    if let Some(after) = cmd.get_after_long_help().or_else(|| cmd.get_after_help()) {
+        for line in after.to_string().lines().filter(|l| !l.trim().is_empty()) {
+            roff.control("PP", []).text([roman(line)]);
+        }
+    }
     for sub in subcommands {
         render_command(roff, sub, &path);
     }
@@ -221,6 +226,7 @@ mod tests {
             "\\-\\-check",
             "[possible values: claude, codex]",
             "[default: user]",
+            "AGENTGUARD_UPDATE_API_URL",
             ".SH \"EXIT STATUS\"",
         ] {
             assert!(page.contains(needle), "man page lacks {needle:?}:\n{page}");
