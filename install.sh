@@ -126,7 +126,7 @@ download() { # url file
         *) die "refusing to download over an insecure URL: $1" "AGENTGUARD_RELEASE_BASE_URL must be https (plain http only on loopback)" ;;
     esac
     if command -v curl >/dev/null 2>&1; then
-        curl --fail --silent --show-error --location --retry 2 --output "$2" "$1" ||
+        curl --fail --silent --show-error --location --proto-redir =https --retry 2 --output "$2" "$1" ||
             die "cannot download $1" "check the version (releases: https://github.com/$REPO/releases) and the network"
     elif command -v wget >/dev/null 2>&1; then
         wget --quiet --output-document="$2" "$1" ||
