@@ -463,3 +463,43 @@ fn a_packaged_release_round_trips_through_install_sh() {
         std::fs::read(&binary).unwrap()
     );
 }
+
+#[test]
+fn release_mode_works_with_wget_when_curl_is_missing() {
+    let mut env = Env::new();
+    serve_release(&mut env, correct_sums);
+    let path = only_tools(
+        &env,
+        &[
+            "uname",
+            "mktemp",
+            "rm",
+            "wget",
+            "mkdir",
+            "tr",
+            "tar",
+            "gzip",
+            "cmp",
+            "cp",
+            "chmod",
+            "mv",
+            "sha256sum",
+        ],
+    );
+
+    let output = run_install_sh_with_path(&env, &["--version", RELEASE, "--no-hooks"], &path);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+    let installed = Command::new(install_dir(&env).join("agentguard"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&installed.stdout).trim(),
+        format!("agentguard {RELEASE}")
+    );
+}
