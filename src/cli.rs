@@ -306,8 +306,15 @@ pub struct CompletionsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Downloads agentguard-<version>-<target>.tar.gz from the newest GitHub \
+    release and installs it only if it matches the release's SHA256SUMS.\n\
+    Environment: AGENTGUARD_UPDATE_REPO (owner/name, default agentguard/agentguard), \
+    AGENTGUARD_UPDATE_API_URL (default https://api.github.com), GH_TOKEN / GITHUB_TOKEN.\n\
+    Exit codes: 0 updated or up to date, 1 a newer release exists (--check), 2 error."
+)]
 pub struct SelfUpdateArgs {
-    /// Only say whether a newer release exists
+    /// Only say whether a newer release exists (exit 1 if one does, 0 if up to date)
     #[arg(long)]
     pub check: bool,
     /// Do not ask for confirmation

@@ -1,5 +1,9 @@
 //! The one integration-test binary: every test runs the real `agentguard` binary in an
 //! isolated environment (see `support::Env`).
 
+mod completions;
+mod install_sh;
 mod judge;
+mod release_fixture;
+mod self_update;
 mod support;
