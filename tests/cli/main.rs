@@ -2,6 +2,7 @@
 //! isolated environment (see `support::Env`).
 
 mod completions;
+mod hooks;
 mod install_sh;
 mod judge;
 mod release_fixture;
