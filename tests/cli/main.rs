@@ -2,3 +2,5 @@
 //! isolated environment (see `support::Env`).
 
 mod support;
+
+mod corpus;
