@@ -8,3 +8,5 @@ mod judge;
 mod release_fixture;
 mod self_update;
 mod support;
+
+mod corpus;
