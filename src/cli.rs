@@ -129,6 +129,10 @@ pub struct JudgeArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     pub json: bool,
+    /// Measure the detectors on a labeled JSONL set instead (the repo's
+    /// tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)
+    #[arg(long, value_name = "LABELED_JSONL", conflicts_with = "file")]
+    pub eval: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

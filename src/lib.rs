@@ -9,6 +9,7 @@ pub mod commands;
 pub mod config;
 pub mod detectors;
 pub mod error;
+pub mod eval;
 pub mod formula;
 pub mod hook;
 pub mod log;

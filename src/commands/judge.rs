@@ -8,15 +8,15 @@ use serde_json::json;
 use crate::backends;
 use crate::cli::JudgeArgs;
 use crate::config::Config;
-use crate::detectors::{Detectors, Event};
+use crate::detectors::{Detector, Detectors, Event};
 use crate::error::{Error, Result, exit};
+use crate::eval;
 use crate::pipeline::{self, Judgement, Layer1, Verdict, Window};
 
 /// Texts larger than this are refused: the judge reads a message, not a data set.
 const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
 
 pub fn run(args: JudgeArgs) -> Result<u8> {
-    let text = read_text(args.file.as_deref())?;
     let cwd = std::env::current_dir().ok();
     let config = Config::load(cwd.as_deref())?;
     let detectors = Detectors::load(&config)?;
@@ -32,28 +32,106 @@ pub fn run(args: JudgeArgs) -> Result<u8> {
         // Fail on a wrong name now, even when Layer 1 would never need the backend.
         backends::select(&config, Some(name))?;
     }
-    let window = Window {
-        bytes: config.stop.window_bytes,
-        ..Window::default()
-    };
-    let timeout = Duration::from_millis(config.judge.deadline_ms);
-    let judgement = pipeline::judge(
-        &selected,
-        crate::text::tail(&text, config.stop.scan_bytes),
-        window,
-        || backends::select(&config, backend_name),
-        timeout,
-    )?;
+    if let Some(path) = &args.eval {
+        return evaluate(path, &config, &selected, backend_name, args.json);
+    }
+    let text = read_text(args.file.as_deref())?;
+    let judgement = judge_text(&config, &selected, backend_name, &text)?;
     if args.json {
         println!("{}", to_json(&judgement));
     } else {
         print!("{}", to_table(&judgement));
     }
-    Ok(if judgement.verdict == Verdict::Violation {
-        exit::FOUND
+    Ok(if judgement.verdict == Verdict::Violation { exit::FOUND } else { exit::OK })
+}
+
+fn judge_text(
+    config: &Config,
+    selected: &[&Detector],
+    backend_name: Option<&str>,
+    text: &str,
+) -> Result<Judgement> {
+    let window = Window { bytes: config.stop.window_bytes, ..Window::default() };
+    let timeout = Duration::from_millis(config.judge.deadline_ms);
+    pipeline::judge(
+        selected,
+        crate::text::tail(text, config.stop.scan_bytes),
+        window,
+        || backends::select(config, backend_name),
+        timeout,
+    )
+}
+
+/// `--eval`: judges every labeled example and prints the figures per detector.
+fn evaluate(
+    path: &std::path::Path,
+    config: &Config,
+    selected: &[&Detector],
+    backend_name: Option<&str>,
+    json: bool,
+) -> Result<u8> {
+    let text = std::fs::read_to_string(path).map_err(|err| Error::io_at("read", path, err))?;
+    let examples = eval::parse_examples(&text)
+        .map_err(|err| Error::usage(format!("{}: {err}", path.display())))?;
+    let backend = backends::select(config, backend_name)?;
+    let mut scores = std::collections::BTreeMap::new();
+    for example in &examples {
+        let judgement = judge_text(config, selected, backend_name, &example.text)?;
+        eval::score(&mut scores, selected, example, &judgement);
+    }
+    let ordered: Vec<&eval::DetectorScore> =
+        selected.iter().filter_map(|d| scores.get(&d.name)).collect();
+    if json {
+        let detectors: Vec<_> = ordered
+            .iter()
+            .map(|s| {
+                json!({
+                    "detector": s.detector,
+                    "blocks": s.blocks,
+                    "allows": s.allows,
+                    "layer1_recall": s.layer1_recall(),
+                    "layer1_pass_through": s.layer1_pass_through(),
+                    "precision": s.precision(),
+                    "recall": s.recall(),
+                    "true_positives": s.true_positives,
+                    "false_positives": s.false_positives,
+                    "false_negatives": s.false_negatives,
+                    "failures": s.failures,
+                    "missed": s.missed,
+                    "false_alarms": s.false_alarms,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"examples": examples.len(), "backend": backend.name(), "detectors": detectors})
+        );
     } else {
-        exit::OK
-    })
+        println!(
+            "{} examples from {}, judged by `{}`",
+            examples.len(),
+            path.display(),
+            backend.name()
+        );
+        println!(
+            "{:<28} {:>6} {:>6} {:>9} {:>12} {:>9} {:>7} {:>5}",
+            "DETECTOR", "BLOCKS", "ALLOWS", "L1 RECALL", "L1 PASS-THRU", "PRECISION", "RECALL", "FAIL"
+        );
+        for s in &ordered {
+            println!(
+                "{:<28} {:>6} {:>6} {:>9.3} {:>12.3} {:>9.3} {:>7.3} {:>5}",
+                s.detector,
+                s.blocks,
+                s.allows,
+                s.layer1_recall(),
+                s.layer1_pass_through(),
+                s.precision(),
+                s.recall(),
+                s.failures
+            );
+        }
+    }
+    Ok(exit::OK)
 }
 
 fn read_text(file: Option<&std::path::Path>) -> Result<String> {

@@ -2,11 +2,11 @@
 //! isolated environment (see `support::Env`).
 
 mod completions;
+mod corpus;
+mod eval;
 mod hooks;
 mod install_sh;
 mod judge;
 mod release_fixture;
 mod self_update;
 mod support;
-
-mod corpus;
