@@ -6,7 +6,9 @@
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod fsutil;
 pub mod paths;
+pub mod settings;
 
 use std::process::ExitCode;
 
