@@ -7,12 +7,6 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-/// The lock file, one per directory holding edited files. It lives next to the file because a
-/// lock on the file itself would be lost on every rename over it: a waiter would then hold a
-/// lock on the replaced inode while the next writer locks the new one. It is never deleted,
-/// since deleting a lock file races with processes waiting on it.
-pub const LOCK_FILE_NAME: &str = ".agentguard.lock";
-
 /// Follows a chain of symlinks to the file it finally names (which may not exist yet), so
 /// that edits replace the target and keep the link.
 pub fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
@@ -62,25 +56,25 @@ pub fn is_read_only(path: &Path) -> io::Result<bool> {
     Ok(!writable)
 }
 
-/// An exclusive advisory lock (flock) on a directory's lock file, released on drop.
+/// An exclusive advisory lock (flock) on a directory, released on drop.
+///
+/// The directory itself is locked, not the edited file: a lock on the file would be lost on
+/// every rename over it (a waiter would then hold a lock on the replaced inode while the next
+/// writer locks the new one), and a separate lock file would litter directories such as a
+/// project's committed `.claude/`.
 #[derive(Debug)]
 pub struct DirLock {
-    _file: File,
+    _dir: File,
 }
 
 /// Takes the exclusive lock of `dir`, calling `on_wait` once if another process holds it.
 pub fn lock_dir(dir: &Path, on_wait: impl FnOnce()) -> io::Result<DirLock> {
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(dir.join(LOCK_FILE_NAME))?;
-    if !flock(&file, libc::LOCK_EX | libc::LOCK_NB)? {
+    let handle = File::open(dir)?;
+    if !flock(&handle, libc::LOCK_EX | libc::LOCK_NB)? {
         on_wait();
-        while !flock(&file, libc::LOCK_EX)? {}
+        while !flock(&handle, libc::LOCK_EX)? {}
     }
-    Ok(DirLock { _file: file })
+    Ok(DirLock { _dir: handle })
 }
 
 /// One flock call: Ok(false) when it would block (non-blocking) or was interrupted.

@@ -123,10 +123,7 @@ fn apply(
             dir.display()
         );
     })
-    .map_err(|e| {
-        Error::io_at("lock", &dir.join(fsutil::LOCK_FILE_NAME), e)
-            .with_hint("agentguard needs to write in this directory; make it writable")
-    })?;
+    .map_err(|e| Error::io_at("lock the directory", &dir, e))?;
 
     // Under the lock the file is ours alone; what another process wrote meanwhile counts.
     let current = read(&resolved)?;

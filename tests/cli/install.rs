@@ -83,6 +83,8 @@ fn claude_round_trip(fixture_name: &str, expected_name: &str) {
     assert_eq!(installed, expected(expected_name));
     let saved = backups(&env.home().join(".claude"));
     assert_eq!(saved.len(), 1, "{saved:?}");
+    // No temp or lock file is left behind: the backup is the only new file.
+    assert_eq!(names(&env.home().join(".claude")).len(), 2);
     assert_eq!(read(&saved[0]), original(fixture_name));
 
     env.cmd()
@@ -610,7 +612,7 @@ fn killed_installs_leave_the_old_or_the_new_file_never_a_partial_one() {
         // A SIGKILL leaves the temp file behind (no code runs to remove it); tidy up so the
         // next trial starts clean.
         for name in names(&dir) {
-            if name != "settings.json" && name != ".agentguard.lock" {
+            if name != "settings.json" {
                 fs::remove_file(dir.join(name)).unwrap();
             }
         }
@@ -618,5 +620,49 @@ fn killed_installs_leave_the_old_or_the_new_file_never_a_partial_one() {
     assert!(
         saw_old > 0 && saw_new > 0,
         "kills must hit both sides: old {saw_old}, new {saw_new}"
+    );
+}
+
+/// The pinned Codex CLI loads a config.toml holding our tables: the layout is the one Codex
+/// reads, not just one that parses as TOML. Codex checks hook tables when it loads its
+/// config, as the broken control shows.
+#[test]
+fn real_codex_accepts_the_installed_config_toml() {
+    let Some(cli_dir) = crate::support::agent_cli_dir("codex") else {
+        return;
+    };
+    let mut env = Env::new();
+    env.path_prefix.push(cli_dir);
+    let config = env.write("home/.codex/config.toml", original("codex_config.toml"));
+    env.cmd()
+        .args(["install", "--host", "codex", "--yes"])
+        .assert()
+        .success();
+    assert!(read(&config).contains("hook pre-tool --host codex"));
+
+    let codex = |env: &Env| {
+        let mut cmd = std::process::Command::new("codex");
+        cmd.env_clear()
+            .env("HOME", env.home())
+            .env("CODEX_HOME", env.home().join(".codex"))
+            .env("PATH", env.path_var())
+            .current_dir(env.project())
+            .args(["features", "list"]);
+        cmd.output().unwrap()
+    };
+    let accepted = codex(&env);
+    assert!(
+        accepted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
+    );
+
+    let mut broken = read(&config);
+    broken.push_str("\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = 5\n");
+    fs::write(&config, broken).unwrap();
+    let refused = codex(&env);
+    assert!(
+        !refused.status.success(),
+        "Codex must reject a malformed hook table"
     );
 }
