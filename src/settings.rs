@@ -183,6 +183,20 @@ pub fn toml_has_hooks(text: &str) -> Result<bool, SettingsError> {
     Ok(doc.as_table().contains_key("hooks"))
 }
 
+/// Whether a Codex config.toml turns hooks off: `[features] hooks = false`, or the deprecated
+/// alias `codex_hooks = false`. Hooks are on by default since Codex 0.124.
+pub fn codex_hooks_disabled(config_toml: &str) -> Result<bool, SettingsError> {
+    let doc = toml::parse(config_toml)?;
+    let features = doc.get("features");
+    let off = |key: &str| {
+        features
+            .and_then(|f| f.get(key))
+            .and_then(toml_edit::Item::as_bool)
+            == Some(false)
+    };
+    Ok(off("hooks") || off("codex_hooks"))
+}
+
 mod json {
     use serde::Serialize;
     use serde_json::{Map, Value, json};
@@ -879,6 +893,14 @@ mod tests {
                 &format!("{:?}", spec.command)
             )
         );
+    }
+
+    #[test]
+    fn codex_feature_switch_is_read() {
+        assert!(codex_hooks_disabled("[features]\nhooks = false\n").unwrap());
+        assert!(codex_hooks_disabled("features.codex_hooks = false\n").unwrap());
+        assert!(!codex_hooks_disabled("[features]\nhooks = true\n").unwrap());
+        assert!(!codex_hooks_disabled("model = \"o3\"\n").unwrap());
     }
 
     #[test]

@@ -61,7 +61,7 @@ fn run(args: &InstallArgs, action: Action) -> Result<u8> {
         }
     }
     if wrote && action == Action::Install {
-        say(match args.host {
+        let mut note = String::from(match args.host {
             Host::Claude => {
                 "Claude Code reads hooks when a session starts: restart running sessions (or review \
                  the hooks in /hooks).\n"
@@ -70,9 +70,35 @@ fn run(args: &InstallArgs, action: Action) -> Result<u8> {
                 "Codex runs new or changed hooks only after you trust them: start Codex and open \
                  /hooks to review and trust agentguard's hooks.\n"
             }
-        })?;
+        });
+        if args.host == Host::Codex && args.scope == Scope::Project {
+            note.push_str("Codex loads a project's hooks only once you trust the project.\n");
+        }
+        say(&note)?;
+    }
+    if args.host == Host::Codex && action == Action::Install {
+        warn_if_codex_hooks_disabled(args)?;
     }
     Ok(exit::OK)
+}
+
+/// Hooks switched off in Codex's config would make the install silently useless: say so.
+fn warn_if_codex_hooks_disabled(args: &InstallArgs) -> Result<()> {
+    let config = match args.scope {
+        Scope::User => codex_user_dir()?.join("config.toml"),
+        _ => project_dir(args)?.join(".codex/config.toml"),
+    };
+    let Some(text) = read(&resolve(&config)?)? else {
+        return Ok(());
+    };
+    if settings::codex_hooks_disabled(&text).unwrap_or(false) {
+        eprintln!(
+            "agentguard: warning: {} turns Codex hooks off ([features] hooks = false); Codex will \
+             not run agentguard until you set it to true",
+            config.display()
+        );
+    }
+    Ok(())
 }
 
 enum Outcome {
@@ -119,7 +145,7 @@ fn apply(
     check_writable(&resolved, &dir)?;
     let _lock = fsutil::lock_dir(&dir, || {
         eprintln!(
-            "agentguard: waiting for another agentguard install in {}",
+            "agentguard: waiting for another agentguard install or uninstall in {}",
             dir.display()
         );
     })

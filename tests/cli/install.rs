@@ -491,6 +491,21 @@ fn codex_without_hooks_gets_a_hooks_json_of_its_own() {
 }
 
 #[test]
+fn codex_install_warns_when_hooks_are_switched_off() {
+    let env = Env::new();
+    env.write("home/.codex/config.toml", "[features]\nhooks = false\n");
+    env.cmd()
+        .args(["install", "--host", "codex", "--yes"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("turns Codex hooks off"));
+    assert_eq!(
+        read(&env.home().join(".codex/config.toml")),
+        "[features]\nhooks = false\n"
+    );
+}
+
+#[test]
 fn codex_has_no_local_scope() {
     let env = Env::new();
     env.cmd()
