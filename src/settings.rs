@@ -4,6 +4,9 @@
 //! it does not own: every other key, value and key order, the file's indentation, line endings,
 //! trailing newline, non-ASCII text and (TOML) comments. An entry is ours when its command runs
 //! a program named `agentguard` with `hook stop` or `hook pre-tool`; nothing else is touched.
+//! A JSON file is parsed and written again, so a number is written in its canonical form
+//! (`1e3` becomes `1000.0`, the same value for every JSON reader); the text is returned as it
+//! was whenever nothing changes.
 //!
 //! Shapes (Claude Code observed on 2.1.197 and 2.1.332; Codex from its hooks documentation at
 //! developers.openai.com/codex/hooks and config-advanced, checked against the event names in the
@@ -163,7 +166,11 @@ pub fn install(format: Format, text: &str, specs: &[HookSpec]) -> Result<Edit, S
     }
 }
 
-/// Removes our entries for `events`, and the containers that our removal left empty.
+/// Removes our entries for `events`, and the containers that our removal left empty: a group
+/// with no hooks left, an event with no groups left, a `hooks` table with nothing left. So
+/// install then uninstall gives back the original, except for a file that already held an
+/// empty `"Stop": []` or `"hooks": {}` before the install: those go too (the host reads the
+/// same settings either way).
 pub fn uninstall(format: Format, text: &str, events: &[HookEvent]) -> Result<Edit, SettingsError> {
     match format {
         Format::Json => json::uninstall(text, events),
