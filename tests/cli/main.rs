@@ -5,6 +5,7 @@ mod completions;
 mod corpus;
 mod eval;
 mod hooks;
+mod install;
 mod install_sh;
 mod judge;
 mod release_fixture;
