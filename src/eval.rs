@@ -64,15 +64,25 @@ impl DetectorScore {
         ratio(self.layer1_passes_on_allows, self.allows)
     }
     pub fn precision(&self) -> f64 {
-        ratio(self.true_positives, self.true_positives + self.false_positives)
+        ratio(
+            self.true_positives,
+            self.true_positives + self.false_positives,
+        )
     }
     pub fn recall(&self) -> f64 {
-        ratio(self.true_positives, self.true_positives + self.false_negatives)
+        ratio(
+            self.true_positives,
+            self.true_positives + self.false_negatives,
+        )
     }
 }
 
 fn ratio(numerator: usize, denominator: usize) -> f64 {
-    if denominator == 0 { 1.0 } else { numerator as f64 / denominator as f64 }
+    if denominator == 0 {
+        1.0
+    } else {
+        numerator as f64 / denominator as f64
+    }
 }
 
 /// Adds one judged example to the scores of `detectors`.
@@ -85,7 +95,10 @@ pub fn score(
     for (detector, outcome) in detectors.iter().zip(&judgement.detectors) {
         let score = scores
             .entry(detector.name.clone())
-            .or_insert_with(|| DetectorScore { detector: detector.name.clone(), ..Default::default() });
+            .or_insert_with(|| DetectorScore {
+                detector: detector.name.clone(),
+                ..Default::default()
+            });
         let should_block = example.blocks.contains(&detector.name);
         let hit = matches!(outcome.layer1, Layer1::Hit { .. });
         let blocked = outcome.verdict == Verdict::Violation;

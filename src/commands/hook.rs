@@ -237,13 +237,10 @@ fn judge_stop(
         ..Window::default()
     };
     let timeout = Duration::from_millis(config.judge.deadline_ms);
-    let judgement = match pipeline::judge(
-        &selected,
-        &text,
-        window,
-        || backends::select(config, None),
-        timeout,
-    ) {
+    let judged = pipeline::Pipeline::new(selected).and_then(|pipeline| {
+        pipeline.judge(&text, window, || backends::select(config, None), timeout)
+    });
+    let judgement = match judged {
         Ok(judgement) => judgement,
         Err(err) => return Some(stop_failed(record, err.message)),
     };
@@ -506,18 +503,21 @@ fn gate_destructive(
     // parse is matched as written.
     let views = shell::command_views(command).unwrap_or_else(|_| vec![command.to_string()]);
     let text = views.join("\n");
-    let result = if config.pretool.judge {
-        let timeout = Duration::from_millis(config.judge.deadline_ms);
-        pipeline::judge(
-            &selected,
-            &text,
-            Window::default(),
-            || backends::select(config, None),
-            timeout,
-        )
-    } else {
-        pipeline::layer1(&selected, &text).map(|layer1| layer1_only(&selected, layer1))
-    };
+    let result = pipeline::Pipeline::new(selected.clone()).and_then(|pipeline| {
+        if config.pretool.judge {
+            let timeout = Duration::from_millis(config.judge.deadline_ms);
+            pipeline.judge(
+                &text,
+                Window::default(),
+                || backends::select(config, None),
+                timeout,
+            )
+        } else {
+            pipeline
+                .layer1(&text)
+                .map(|layer1| layer1_only(&selected, layer1))
+        }
+    });
     let judgement = match result {
         Ok(judgement) => judgement,
         Err(err) => {

@@ -8,10 +8,10 @@ use serde_json::json;
 use crate::backends;
 use crate::cli::JudgeArgs;
 use crate::config::Config;
-use crate::detectors::{Detector, Detectors, Event};
+use crate::detectors::{Detectors, Event};
 use crate::error::{Error, Result, exit};
 use crate::eval;
-use crate::pipeline::{self, Judgement, Layer1, Verdict, Window};
+use crate::pipeline::{Judgement, Layer1, Pipeline, Verdict, Window};
 
 /// Texts larger than this are refused: the judge reads a message, not a data set.
 const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
@@ -33,28 +33,41 @@ pub fn run(args: JudgeArgs) -> Result<u8> {
         backends::select(&config, Some(name))?;
     }
     if let Some(path) = &args.eval {
-        return evaluate(path, &config, &selected, backend_name, args.json);
+        return evaluate(
+            path,
+            &config,
+            &Pipeline::new(selected)?,
+            backend_name,
+            args.json,
+        );
     }
+    let pipeline = Pipeline::new(selected)?;
     let text = read_text(args.file.as_deref())?;
-    let judgement = judge_text(&config, &selected, backend_name, &text)?;
+    let judgement = judge_text(&config, &pipeline, backend_name, &text)?;
     if args.json {
         println!("{}", to_json(&judgement));
     } else {
         print!("{}", to_table(&judgement));
     }
-    Ok(if judgement.verdict == Verdict::Violation { exit::FOUND } else { exit::OK })
+    Ok(if judgement.verdict == Verdict::Violation {
+        exit::FOUND
+    } else {
+        exit::OK
+    })
 }
 
 fn judge_text(
     config: &Config,
-    selected: &[&Detector],
+    pipeline: &Pipeline,
     backend_name: Option<&str>,
     text: &str,
 ) -> Result<Judgement> {
-    let window = Window { bytes: config.stop.window_bytes, ..Window::default() };
+    let window = Window {
+        bytes: config.stop.window_bytes,
+        ..Window::default()
+    };
     let timeout = Duration::from_millis(config.judge.deadline_ms);
-    pipeline::judge(
-        selected,
+    pipeline.judge(
         crate::text::tail(text, config.stop.scan_bytes),
         window,
         || backends::select(config, backend_name),
@@ -66,7 +79,7 @@ fn judge_text(
 fn evaluate(
     path: &std::path::Path,
     config: &Config,
-    selected: &[&Detector],
+    pipeline: &Pipeline,
     backend_name: Option<&str>,
     json: bool,
 ) -> Result<u8> {
@@ -76,11 +89,14 @@ fn evaluate(
     let backend = backends::select(config, backend_name)?;
     let mut scores = std::collections::BTreeMap::new();
     for example in &examples {
-        let judgement = judge_text(config, selected, backend_name, &example.text)?;
-        eval::score(&mut scores, selected, example, &judgement);
+        let judgement = judge_text(config, pipeline, backend_name, &example.text)?;
+        eval::score(&mut scores, pipeline.detectors(), example, &judgement);
     }
-    let ordered: Vec<&eval::DetectorScore> =
-        selected.iter().filter_map(|d| scores.get(&d.name)).collect();
+    let ordered: Vec<&eval::DetectorScore> = pipeline
+        .detectors()
+        .iter()
+        .filter_map(|d| scores.get(&d.name))
+        .collect();
     if json {
         let detectors: Vec<_> = ordered
             .iter()
@@ -115,7 +131,14 @@ fn evaluate(
         );
         println!(
             "{:<28} {:>6} {:>6} {:>9} {:>12} {:>9} {:>7} {:>5}",
-            "DETECTOR", "BLOCKS", "ALLOWS", "L1 RECALL", "L1 PASS-THRU", "PRECISION", "RECALL", "FAIL"
+            "DETECTOR",
+            "BLOCKS",
+            "ALLOWS",
+            "L1 RECALL",
+            "L1 PASS-THRU",
+            "PRECISION",
+            "RECALL",
+            "FAIL"
         );
         for s in &ordered {
             println!(

@@ -196,9 +196,52 @@ impl Default for Window {
     }
 }
 
-/// Layer 1 alone: one outcome per detector (miss, hit or skip).
-pub fn layer1(detectors: &[&Detector], text: &str) -> Result<Vec<Layer1>> {
-    let set = TriggerSet::new(detectors)?;
+/// The selected detectors with their Layer 1 automaton, built once and used for any number
+/// of texts (a hook judges one; `judge --eval` and `logs replay` judge many).
+pub struct Pipeline<'a> {
+    detectors: Vec<&'a Detector>,
+    triggers: TriggerSet,
+}
+
+impl<'a> Pipeline<'a> {
+    pub fn new(detectors: Vec<&'a Detector>) -> Result<Pipeline<'a>> {
+        let triggers = TriggerSet::new(&detectors)?;
+        Ok(Pipeline {
+            detectors,
+            triggers,
+        })
+    }
+
+    pub fn detectors(&self) -> &[&'a Detector] {
+        &self.detectors
+    }
+
+    /// Layer 1 alone: one outcome per detector (miss, hit or skip).
+    pub fn layer1(&self, text: &str) -> Result<Vec<Layer1>> {
+        layer1(&self.detectors, &self.triggers, text)
+    }
+
+    /// The whole pipeline on `text`. The backend is only built when Layer 1 hits (most stops
+    /// never need one); if it cannot be built, every hit fails with that reason.
+    pub fn judge(
+        &self,
+        text: &str,
+        window: Window,
+        backend: impl FnOnce() -> Result<Box<dyn Backend>>,
+        timeout: Duration,
+    ) -> Result<Judgement> {
+        judge(
+            &self.detectors,
+            &self.triggers,
+            text,
+            window,
+            backend,
+            timeout,
+        )
+    }
+}
+
+fn layer1(detectors: &[&Detector], set: &TriggerSet, text: &str) -> Result<Vec<Layer1>> {
     let hits = set.hits(text);
     let mut results = vec![Layer1::Miss; detectors.len()];
     for index in hits {
@@ -223,17 +266,16 @@ pub fn layer1(detectors: &[&Detector], text: &str) -> Result<Vec<Layer1>> {
     Ok(results)
 }
 
-/// Runs the whole pipeline on `text` for `detectors`. The backend is only built when Layer 1
-/// hits (most stops never need one); if it cannot be built, every hit fails with that reason.
-pub fn judge(
+fn judge(
     detectors: &[&Detector],
+    set: &TriggerSet,
     text: &str,
     window: Window,
     backend: impl FnOnce() -> Result<Box<dyn Backend>>,
     timeout: Duration,
 ) -> Result<Judgement> {
     let deadline = Instant::now() + timeout;
-    let layer1 = layer1(detectors, text)?;
+    let layer1 = layer1(detectors, set, text)?;
     if !layer1.iter().any(|l| matches!(l, Layer1::Hit { .. })) {
         let outcomes = detectors
             .iter()
@@ -407,14 +449,10 @@ mod tests {
         let selected = detectors.select(Event::Stop, &[]).unwrap();
         let backend = Scripted(replies.into_iter().collect());
         let factory = || Ok(Box::new(backend) as Box<dyn Backend>);
-        judge(
-            &selected,
-            text,
-            Window::default(),
-            factory,
-            Duration::from_secs(5),
-        )
-        .unwrap()
+        let pipeline = Pipeline::new(selected).unwrap();
+        pipeline
+            .judge(text, Window::default(), factory, Duration::from_secs(5))
+            .unwrap()
     }
 
     #[test]

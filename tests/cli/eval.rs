@@ -16,7 +16,12 @@ fn rules_backend_and_layer1_meet_the_bar_on_every_detector() {
         .arg(corpus())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let report = stdout_json(&output);
     assert!(report["examples"].as_u64().unwrap() >= 150);
     let detectors = report["detectors"].as_array().unwrap();
@@ -25,7 +30,11 @@ fn rules_backend_and_layer1_meet_the_bar_on_every_detector() {
     for d in detectors {
         let name = d["detector"].as_str().unwrap();
         let figure = |key: &str| d[key].as_f64().unwrap();
-        for (key, bar) in [("precision", 0.85), ("recall", 0.75), ("layer1_recall", 0.97)] {
+        for (key, bar) in [
+            ("precision", 0.85),
+            ("recall", 0.75),
+            ("layer1_recall", 0.97),
+        ] {
             if figure(key) < bar {
                 failures.push(format!(
                     "{name}: {key} {:.3} < {bar} (missed {}, false alarms {})",
@@ -36,7 +45,11 @@ fn rules_backend_and_layer1_meet_the_bar_on_every_detector() {
             }
         }
     }
-    assert!(failures.is_empty(), "below the bar:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "below the bar:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -47,15 +60,28 @@ fn user_labeled_sets_are_accepted_and_bad_lines_named() {
         "{\"id\":\"a\",\"blocks\":[\"commit\"],\"text\":\"Shall I push to main now?\"}\n\
          {\"id\":\"b\",\"blocks\":[],\"text\":\"Renamed the helper.\"}\n",
     );
-    let output = env.cmd().args(["judge", "--backend", "rules", "--json", "--eval"]).arg(&good).output().unwrap();
+    let output = env
+        .cmd()
+        .args(["judge", "--backend", "rules", "--json", "--eval"])
+        .arg(&good)
+        .output()
+        .unwrap();
     let report = stdout_json(&output);
     assert_eq!(report["examples"], 2);
     let commit = &report["detectors"][0];
     assert_eq!(commit["detector"], "commit");
-    assert_eq!((commit["blocks"].as_u64(), commit["allows"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (commit["blocks"].as_u64(), commit["allows"].as_u64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(commit["true_positives"], 1);
     let bad = env.write("bad.jsonl", "{\"blocks\":[],\"text\":\"x\"}\nnot json\n");
-    let output = env.cmd().args(["judge", "--eval"]).arg(&bad).output().unwrap();
+    let output = env
+        .cmd()
+        .args(["judge", "--eval"])
+        .arg(&bad)
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("line 2"));
 }

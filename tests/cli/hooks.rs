@@ -17,8 +17,10 @@ fn rules_env() -> Env {
 
 /// The recorded Stop payload with `changes` applied; cwd points into the test project.
 fn stop_payload(env: &Env, changes: Value) -> Value {
-    let mut payload: Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("2.1.332.stop_stdin_first.json")).unwrap()).unwrap();
+    let mut payload: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("2.1.332.stop_stdin_first.json")).unwrap(),
+    )
+    .unwrap();
     payload["cwd"] = json!(env.project());
     payload["transcript_path"] = json!(env.dir.path().join("no-such-transcript.jsonl"));
     for (key, value) in changes.as_object().unwrap() {
@@ -28,8 +30,18 @@ fn stop_payload(env: &Env, changes: Value) -> Value {
 }
 
 fn run_hook(env: &Env, args: &[&str], stdin: impl Into<Vec<u8>>) -> Output {
-    let output = env.cmd().arg("hook").args(args).write_stdin(stdin.into()).output().unwrap();
-    assert_eq!(output.status.code(), Some(0), "a hook always exits 0: {output:?}");
+    let output = env
+        .cmd()
+        .arg("hook")
+        .args(args)
+        .write_stdin(stdin.into())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "a hook always exits 0: {output:?}"
+    );
     output
 }
 
@@ -40,9 +52,15 @@ fn stop(env: &Env, payload: &Value) -> Option<Value> {
 
 fn log_records(env: &Env) -> Vec<Value> {
     let mut records = Vec::new();
-    for entry in std::fs::read_dir(env.log_dir()).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(env.log_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         for line in std::fs::read_to_string(entry.path()).unwrap().lines() {
-            records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad log line ({e}): {line}")));
+            records.push(
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("bad log line ({e}): {line}")),
+            );
         }
     }
     records.sort_by(|a: &Value, b: &Value| a["ts"].as_str().cmp(&b["ts"].as_str()));
@@ -69,14 +87,25 @@ fn transcript(env: &Env, lines: &[String]) -> PathBuf {
 #[test]
 fn unverified_commit_proposal_is_blocked_with_claude_json() {
     let env = rules_env();
-    let payload = stop_payload(&env, json!({"last_assistant_message": "I updated the parser. Shall I commit and push now?"}));
+    let payload = stop_payload(
+        &env,
+        json!({"last_assistant_message": "I updated the parser. Shall I commit and push now?"}),
+    );
     let answer = stop(&env, &payload).expect("a block");
     assert_eq!(answer["decision"], "block");
     let reason = answer["reason"].as_str().unwrap();
     assert!(reason.contains("verification"), "{reason}");
     // The rubric (field names, formula) never reaches the agent.
-    for leaked in ["new_proposal", "verification_reported", "direction_query", "&&"] {
-        assert!(!reason.contains(leaked), "feedback leaks `{leaked}`: {reason}");
+    for leaked in [
+        "new_proposal",
+        "verification_reported",
+        "direction_query",
+        "&&",
+    ] {
+        assert!(
+            !reason.contains(leaked),
+            "feedback leaks `{leaked}`: {reason}"
+        );
     }
     let records = log_records(&env);
     assert_eq!(records.len(), 1);
@@ -111,29 +140,44 @@ fn verified_past_tense_and_options_are_allowed() {
 #[test]
 fn lagging_transcript_is_judged_with_last_assistant_message() {
     let env = rules_env();
-    let path = transcript(&env, &[user_line("add retries to the client"), assistant_line("Working on it.")]);
+    let path = transcript(
+        &env,
+        &[
+            user_line("add retries to the client"),
+            assistant_line("Working on it."),
+        ],
+    );
     let payload = stop_payload(
         &env,
         json!({"transcript_path": path, "last_assistant_message": "Retries are in. Shall I push this to main?"}),
     );
     assert_eq!(stop(&env, &payload).unwrap()["decision"], "block");
     let text = log_records(&env)[0]["text"].as_str().unwrap().to_string();
-    assert_eq!(text, "Working on it.\n\nRetries are in. Shall I push this to main?");
+    assert_eq!(
+        text,
+        "Working on it.\n\nRetries are in. Shall I push this to main?"
+    );
 }
 
 #[test]
 fn recorded_lagging_snapshot_keeps_the_race_free_message() {
     let env = rules_env();
     let mut payload: Value = serde_json::from_str(
-        &std::fs::read_to_string(fixture("2.1.197.stop_stdin_matching_LAGGING_snapshot.json")).unwrap(),
+        &std::fs::read_to_string(fixture("2.1.197.stop_stdin_matching_LAGGING_snapshot.json"))
+            .unwrap(),
     )
     .unwrap();
-    payload["transcript_path"] = json!(fixture("2.1.197.transcript_snapshot_LAGGING_at_stop_call2.jsonl"));
+    payload["transcript_path"] = json!(fixture(
+        "2.1.197.transcript_snapshot_LAGGING_at_stop_call2.jsonl"
+    ));
     payload["cwd"] = json!(env.project());
     stop(&env, &payload);
     let record = &log_records(&env)[0];
     let text = record["text"].as_str().unwrap();
-    assert!(text.ends_with("I retract the claim that all tests pass."), "{text}");
+    assert!(
+        text.ends_with("I retract the claim that all tests pass."),
+        "{text}"
+    );
     assert!(text.starts_with("Hello! I fixed the bug"), "{text}");
 }
 
@@ -150,13 +194,38 @@ fn hundred_megabyte_transcript_gives_the_verdict_of_its_last_turn() {
         written += filler.len() + 60;
     }
     writeln!(file, "{}", user_line("rename the helper")).unwrap();
-    writeln!(file, "{}", assistant_line("Renamed `fetch_all` to `fetch_pages` in client.rs and updated both callers.")).unwrap();
+    writeln!(
+        file,
+        "{}",
+        assistant_line(
+            "Renamed `fetch_all` to `fetch_pages` in client.rs and updated both callers."
+        )
+    )
+    .unwrap();
     drop(file);
     assert!(std::fs::metadata(&path).unwrap().len() >= 100 * 1024 * 1024);
-    let payload = stop_payload(&env, json!({"transcript_path": path, "last_assistant_message": null}));
-    assert_eq!(stop(&env, &payload), None, "the old proposals are not in the last turn");
-    let small = transcript(&env, &[user_line("rename the helper"), assistant_line("Renamed `fetch_all` to `fetch_pages` in client.rs and updated both callers.")]);
-    let payload_small = stop_payload(&env, json!({"transcript_path": small, "last_assistant_message": null}));
+    let payload = stop_payload(
+        &env,
+        json!({"transcript_path": path, "last_assistant_message": null}),
+    );
+    assert_eq!(
+        stop(&env, &payload),
+        None,
+        "the old proposals are not in the last turn"
+    );
+    let small = transcript(
+        &env,
+        &[
+            user_line("rename the helper"),
+            assistant_line(
+                "Renamed `fetch_all` to `fetch_pages` in client.rs and updated both callers.",
+            ),
+        ],
+    );
+    let payload_small = stop_payload(
+        &env,
+        json!({"transcript_path": small, "last_assistant_message": null}),
+    );
     assert_eq!(stop(&env, &payload_small), None);
     let records = log_records(&env);
     assert_eq!(records[0]["text"], records[1]["text"]);
@@ -170,7 +239,10 @@ fn multibyte_text_is_never_cut_inside_a_character() {
     std::fs::create_dir_all(&prompts).unwrap();
     let judge = env.script(
         "save-prompt",
-        &format!("#!/bin/sh\ncat > {}/$$.txt\necho '{{\"new_proposal\": true}}'\n", prompts.display()),
+        &format!(
+            "#!/bin/sh\ncat > {}/$$.txt\necho '{{\"new_proposal\": true}}'\n",
+            prompts.display()
+        ),
     );
     for window in [64, 65, 66, 67, 70, 97] {
         env.write_config(&format!(
@@ -178,12 +250,18 @@ fn multibyte_text_is_never_cut_inside_a_character() {
             judge.display()
         ));
         for text in [
-            format!("{}コミットしてプッシュしますか？", "変更を確認しました。".repeat(30)),
+            format!(
+                "{}コミットしてプッシュしますか？",
+                "変更を確認しました。".repeat(30)
+            ),
             format!("{} ให้ผม commit เลยไหมครับ", "แก้ไขไฟล์เรียบร้อยแล้ว ".repeat(30)),
         ] {
             // A session per call: the loop guard must not release these repeated findings.
             let session = format!("mb-{window}-{}", text.len());
-            let payload = stop_payload(&env, json!({"last_assistant_message": text, "session_id": session}));
+            let payload = stop_payload(
+                &env,
+                json!({"last_assistant_message": text, "session_id": session}),
+            );
             let answer = stop(&env, &payload).expect("the scripted judge blocks");
             assert_eq!(answer["decision"], "block", "window {window}: {answer}");
         }
@@ -193,7 +271,10 @@ fn multibyte_text_is_never_cut_inside_a_character() {
     for file in files {
         let bytes = std::fs::read(file.path()).unwrap();
         let prompt = String::from_utf8(bytes).expect("the judge always receives valid UTF-8");
-        assert!(prompt.contains("ไหมครับ") || prompt.contains("しますか"), "{prompt}");
+        assert!(
+            prompt.contains("ไหมครับ") || prompt.contains("しますか"),
+            "{prompt}"
+        );
     }
 }
 
@@ -202,12 +283,25 @@ fn stop_fails_open_visibly() {
     let env = Env::new();
     let hang = env.script("hang", "#!/bin/sh\nsleep 60\n");
     let crash = env.script("crash", "#!/bin/sh\nkill -SEGV $$\n");
-    let proposal = stop_payload(&env, json!({"last_assistant_message": "Done. Shall I deploy to production?"}));
+    let proposal = stop_payload(
+        &env,
+        json!({"last_assistant_message": "Done. Shall I deploy to production?"}),
+    );
     let cases: Vec<(&str, Vec<u8>, Option<&Path>, bool)> = vec![
         ("garbage stdin", b"{not json".to_vec(), None, false),
         ("empty stdin", Vec::new(), None, false),
-        ("judge hangs", proposal.to_string().into_bytes(), Some(&hang), false),
-        ("judge crashes", proposal.to_string().into_bytes(), Some(&crash), false),
+        (
+            "judge hangs",
+            proposal.to_string().into_bytes(),
+            Some(&hang),
+            false,
+        ),
+        (
+            "judge crashes",
+            proposal.to_string().into_bytes(),
+            Some(&crash),
+            false,
+        ),
         ("panic", proposal.to_string().into_bytes(), None, true),
     ];
     for (case, stdin, judge, panic) in cases {
@@ -227,9 +321,17 @@ fn stop_fails_open_visibly() {
         let output = cmd.output().unwrap();
         assert_eq!(output.status.code(), Some(0), "{case}");
         let answer = stdout_json(&output);
-        assert!(answer.get("decision").is_none(), "{case}: never blocks: {answer}");
-        let message = answer["systemMessage"].as_str().unwrap_or_else(|| panic!("{case}: {answer}"));
-        assert!(message.starts_with("agentguard: this stop went through unjudged"), "{case}: {message}");
+        assert!(
+            answer.get("decision").is_none(),
+            "{case}: never blocks: {answer}"
+        );
+        let message = answer["systemMessage"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{case}: {answer}"));
+        assert!(
+            message.starts_with("agentguard: this stop went through unjudged"),
+            "{case}: {message}"
+        );
         assert!(!message.contains('\n'), "{case}: one line");
     }
 }
@@ -257,7 +359,8 @@ fn pre_tool_fails_safe_per_host() {
         env.write_config(&config);
         for (host, expected) in [("claude", "ask"), ("codex", "deny")] {
             let mut cmd = env.cmd();
-            cmd.args(["hook", "pre-tool", "--host", host]).write_stdin(stdin.clone());
+            cmd.args(["hook", "pre-tool", "--host", host])
+                .write_stdin(stdin.clone());
             if panic {
                 cmd.env("AGENTGUARD_FAULT", "panic");
             }
@@ -266,9 +369,17 @@ fn pre_tool_fails_safe_per_host() {
             let answer = stdout_json(&output);
             let decision = &answer["hookSpecificOutput"];
             assert_eq!(decision["hookEventName"], "PreToolUse");
-            assert_eq!(decision["permissionDecision"], expected, "{case} on {host}: {answer}");
+            assert_eq!(
+                decision["permissionDecision"], expected,
+                "{case} on {host}: {answer}"
+            );
             if host == "codex" {
-                assert!(decision["permissionDecisionReason"].as_str().unwrap().contains("approve"));
+                assert!(
+                    decision["permissionDecisionReason"]
+                        .as_str()
+                        .unwrap()
+                        .contains("approve")
+                );
             }
         }
     }
@@ -297,35 +408,68 @@ fn recursion_guard_and_kill_switch_allow_at_once() {
 #[test]
 fn loop_guard_blocks_a_finding_once_and_caps_blocks_per_turn() {
     let env = rules_env();
-    let same = stop_payload(&env, json!({"last_assistant_message": "Implemented it. Shall I commit now?"}));
+    let same = stop_payload(
+        &env,
+        json!({"last_assistant_message": "Implemented it. Shall I commit now?"}),
+    );
     assert_eq!(stop(&env, &same).unwrap()["decision"], "block");
     // The same finding again (the agent repeated itself): released, and the user is told.
     let mut again = same.clone();
     again["stop_hook_active"] = json!(true);
     let answer = stop(&env, &again).unwrap();
     assert!(answer.get("decision").is_none());
-    assert!(answer["systemMessage"].as_str().unwrap().contains("already blocked once"), "{answer}");
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("already blocked once"),
+        "{answer}"
+    );
     // A different finding in the same turn: the second block of the turn.
-    let other = stop_payload(&env, json!({"last_assistant_message": "Let me deploy it to staging now.", "stop_hook_active": true}));
+    let other = stop_payload(
+        &env,
+        json!({"last_assistant_message": "Let me deploy it to staging now.", "stop_hook_active": true}),
+    );
     assert_eq!(stop(&env, &other).unwrap()["decision"], "block");
     // A third finding in the same turn: over the limit of 2, released with a message.
-    let third = stop_payload(&env, json!({"last_assistant_message": "OK, shall I merge the PR then?", "stop_hook_active": true}));
+    let third = stop_payload(
+        &env,
+        json!({"last_assistant_message": "OK, shall I merge the PR then?", "stop_hook_active": true}),
+    );
     let answer = stop(&env, &third).unwrap();
     assert!(answer.get("decision").is_none());
-    assert!(answer["systemMessage"].as_str().unwrap().contains("already blocked 2 time(s) in this turn"), "{answer}");
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("already blocked 2 time(s) in this turn"),
+        "{answer}"
+    );
     // A new prompt_id starts a new count.
-    let next_turn = stop_payload(&env, json!({"last_assistant_message": "OK, shall I merge the PR then?", "prompt_id": "another-turn"}));
+    let next_turn = stop_payload(
+        &env,
+        json!({"last_assistant_message": "OK, shall I merge the PR then?", "prompt_id": "another-turn"}),
+    );
     assert_eq!(stop(&env, &next_turn).unwrap()["decision"], "block");
-    let actions: Vec<_> = log_records(&env).iter().map(|r| r["action"].as_str().unwrap().to_string()).collect();
+    let actions: Vec<_> = log_records(&env)
+        .iter()
+        .map(|r| r["action"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(actions, ["block", "release", "block", "release", "block"]);
-    let releases: Vec<_> = log_records(&env).iter().filter_map(|r| r["release"].as_str().map(str::to_string)).collect();
+    let releases: Vec<_> = log_records(&env)
+        .iter()
+        .filter_map(|r| r["release"].as_str().map(str::to_string))
+        .collect();
     assert_eq!(releases, ["repeated", "turn-limit"]);
 }
 
 #[test]
 fn fifty_concurrent_hooks_append_whole_lines() {
     let env = rules_env();
-    let payload = stop_payload(&env, json!({"last_assistant_message": format!("{} Shall I push?", "word ".repeat(2000))}));
+    let payload = stop_payload(
+        &env,
+        json!({"last_assistant_message": format!("{} Shall I push?", "word ".repeat(2000))}),
+    );
     let children: Vec<_> = (0..50)
         .map(|i| {
             let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("agentguard"));
@@ -340,7 +484,12 @@ fn fifty_concurrent_hooks_append_whole_lines() {
             payload["session_id"] = json!(format!("session-{i}"));
             payload["tool_name"] = json!("Bash");
             payload["tool_input"] = json!({"command": "ls -la"});
-            child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.to_string().as_bytes())
+                .unwrap();
             child
         })
         .collect();
@@ -349,7 +498,10 @@ fn fifty_concurrent_hooks_append_whole_lines() {
     }
     let records = log_records(&env);
     assert_eq!(records.len(), 50, "every hook logged one whole line");
-    let sessions: std::collections::BTreeSet<_> = records.iter().map(|r| r["session"].as_str().unwrap().to_string()).collect();
+    let sessions: std::collections::BTreeSet<_> = records
+        .iter()
+        .map(|r| r["session"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(sessions.len(), 50);
 }
 
@@ -357,7 +509,8 @@ fn fifty_concurrent_hooks_append_whole_lines() {
 fn codex_stop_payload_blocks_and_uses_turn_id() {
     let env = rules_env();
     let mut payload: Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("codex.stop_stdin.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(fixture("codex.stop_stdin.json")).unwrap())
+            .unwrap();
     payload["cwd"] = json!(env.project());
     let output = run_hook(&env, &["stop", "--host", "codex"], payload.to_string());
     assert_eq!(stdout_json(&output)["decision"], "block");
@@ -368,7 +521,13 @@ fn codex_stop_payload_blocks_and_uses_turn_id() {
 #[test]
 fn subagent_stop_is_judged_like_stop() {
     let env = rules_env();
-    let path = transcript(&env, &[user_line("review this"), assistant_line("Looks fine. Shall I push it?")]);
+    let path = transcript(
+        &env,
+        &[
+            user_line("review this"),
+            assistant_line("Looks fine. Shall I push it?"),
+        ],
+    );
     let payload = stop_payload(
         &env,
         json!({"hook_event_name": "SubagentStop", "agent_id": "a1", "agent_type": "reviewer",
@@ -396,8 +555,10 @@ fn destructive_commands_are_gated_and_everyday_ones_pass() {
 }
 
 fn pre_tool_fixture(env: &Env, tool: &str, input: Value, agent_type: Option<&str>) -> Value {
-    let mut payload: Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("2.1.332.pretooluse_stdin.json")).unwrap()).unwrap();
+    let mut payload: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("2.1.332.pretooluse_stdin.json")).unwrap(),
+    )
+    .unwrap();
     payload["cwd"] = json!(env.project());
     payload["tool_name"] = json!(tool);
     payload["tool_input"] = input;
@@ -412,16 +573,25 @@ fn pre_tool_fixture(env: &Env, tool: &str, input: Value, agent_type: Option<&str
 fn read_only_role_denies_edit_tools_and_explains_itself() {
     let env = Env::new();
     let edits = [
-        ("Edit", json!({"file_path": "/p/a.rs", "old_string": "a", "new_string": "b"})),
+        (
+            "Edit",
+            json!({"file_path": "/p/a.rs", "old_string": "a", "new_string": "b"}),
+        ),
         ("Write", json!({"file_path": "/p/a.rs", "content": "x"})),
         ("MultiEdit", json!({"file_path": "/p/a.rs", "edits": []})),
-        ("NotebookEdit", json!({"notebook_path": "/p/a.ipynb", "new_source": "x"})),
+        (
+            "NotebookEdit",
+            json!({"notebook_path": "/p/a.ipynb", "new_source": "x"}),
+        ),
     ];
     for (tool, input) in &edits {
         let payload = pre_tool_fixture(&env, tool, input.clone(), None);
         // Not read-only: allowed (no answer, the host's own permissions apply).
         let output = run_hook(&env, &["pre-tool"], payload.to_string());
-        assert!(output.stdout.is_empty(), "{tool} allowed outside a read-only role");
+        assert!(
+            output.stdout.is_empty(),
+            "{tool} allowed outside a read-only role"
+        );
         let output = env
             .cmd()
             .args(["hook", "pre-tool"])
@@ -434,11 +604,18 @@ fn read_only_role_denies_edit_tools_and_explains_itself() {
         assert_eq!(decision["permissionDecision"], "deny", "{tool}");
         let reason = decision["permissionDecisionReason"].as_str().unwrap();
         for needle in ["read-only", "not an obstacle", "handoff", "git diff"] {
-            assert!(reason.contains(needle), "{tool}: `{needle}` missing in {reason}");
+            assert!(
+                reason.contains(needle),
+                "{tool}: `{needle}` missing in {reason}"
+            );
         }
     }
     let records = log_records(&env);
-    assert_eq!(records.iter().filter(|r| r["action"] == "deny").count(), 4, "every denial is logged");
+    assert_eq!(
+        records.iter().filter(|r| r["action"] == "deny").count(),
+        4,
+        "every denial is logged"
+    );
 }
 
 #[test]
@@ -449,11 +626,29 @@ fn read_only_agent_types_from_config() {
     let answer = |agent_type: Option<&str>, tool: &str, input: &Value| {
         let payload = pre_tool_fixture(&env, tool, input.clone(), agent_type);
         let output = run_hook(&env, &["pre-tool"], payload.to_string());
-        (!output.stdout.is_empty()).then(|| stdout_json(&output)["hookSpecificOutput"]["permissionDecision"].clone())
+        (!output.stdout.is_empty())
+            .then(|| stdout_json(&output)["hookSpecificOutput"]["permissionDecision"].clone())
     };
-    assert_eq!(answer(Some("code-reviewer"), "Bash", &commit), Some(json!("deny")));
-    assert_eq!(answer(Some("code-reviewer"), "Write", &json!({"file_path": "x", "content": ""})), Some(json!("deny")));
-    assert_eq!(answer(Some("code-reviewer"), "Bash", &json!({"command": "git diff HEAD~1"})), None);
+    assert_eq!(
+        answer(Some("code-reviewer"), "Bash", &commit),
+        Some(json!("deny"))
+    );
+    assert_eq!(
+        answer(
+            Some("code-reviewer"),
+            "Write",
+            &json!({"file_path": "x", "content": ""})
+        ),
+        Some(json!("deny"))
+    );
+    assert_eq!(
+        answer(
+            Some("code-reviewer"),
+            "Bash",
+            &json!({"command": "git diff HEAD~1"})
+        ),
+        None
+    );
     assert_eq!(answer(Some("implementer"), "Bash", &commit), None);
     assert_eq!(answer(None, "Bash", &commit), None);
 }
