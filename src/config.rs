@@ -322,7 +322,7 @@ mod tests {
     #[test]
     fn defaults_load() {
         let config = Config::defaults();
-        assert_eq!(config.judge.backend, "auto");
+        assert_eq!(config.judge.backend, "rules");
         assert_eq!(config.stop.window_bytes, 4000);
         assert_eq!(config.stop.max_blocks_per_turn, 2);
         assert!(config.detectors.is_empty());
@@ -387,7 +387,7 @@ mod tests {
     #[test]
     fn get_reads_dotted_keys() {
         let config = Config::defaults();
-        assert_eq!(config.get("judge.backend").as_deref(), Some("auto"));
+        assert_eq!(config.get("judge.backend").as_deref(), Some("rules"));
         assert_eq!(config.get("stop.window_bytes").as_deref(), Some("4000"));
         assert_eq!(config.get("judge.nope"), None);
     }
