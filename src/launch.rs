@@ -612,3 +612,449 @@ fn toml_basic_string(text: &str) -> String {
     out.push('"');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLAUDE_HELP: &str = include_str!("../tests/fixtures/cli-help/claude-2.1.332.txt");
+    const CODEX_HELP: &str = include_str!("../tests/fixtures/cli-help/codex-0.171.0.txt");
+    const OPENCODE_HELP: &str = include_str!("../tests/fixtures/cli-help/opencode-1.18.33.txt");
+    const GEMINI_HELP: &str = include_str!("../tests/fixtures/cli-help/gemini-0.61.0.txt");
+    const XAI_GROK_HELP: &str = include_str!("../tests/fixtures/cli-help/xai-grok-1.0.41.txt");
+    const VIBE_GROK_HELP: &str =
+        include_str!("../tests/fixtures/cli-help/vibe-kit-grok-0.0.34.txt");
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    fn launch(cli: AgentCli, words: &[&str], help: &str) -> Launch {
+        plan(cli, &args(words), help, |_| None).unwrap()
+    }
+
+    /// The values that follow `flag` (two-token form) in `args`.
+    fn values_of<'a>(args: &'a [String], flag: &str) -> Vec<&'a str> {
+        args.windows(2)
+            .filter(|w| w[0] == flag)
+            .map(|w| w[1].as_str())
+            .collect()
+    }
+
+    fn count(args: &[String], pred: impl Fn(&str) -> bool) -> usize {
+        args.iter().filter(|a| pred(a)).count()
+    }
+
+    #[test]
+    fn every_launch_sets_the_read_only_role() {
+        for (cli, help) in [
+            (AgentCli::Claude, CLAUDE_HELP),
+            (AgentCli::Codex, CODEX_HELP),
+            (AgentCli::Opencode, OPENCODE_HELP),
+            (AgentCli::Gemini, GEMINI_HELP),
+            (AgentCli::Grok, XAI_GROK_HELP),
+            (AgentCli::Grok, VIBE_GROK_HELP),
+        ] {
+            let launch = launch(cli, &[], help);
+            assert!(
+                launch
+                    .env
+                    .contains(&(ROLE_VAR.into(), ROLE_READ_ONLY.into())),
+                "{cli:?}"
+            );
+            assert_eq!(launch.argv()[0], program(cli));
+        }
+    }
+
+    #[test]
+    fn help_offers_matches_whole_flags_only() {
+        assert!(help_offers(CLAUDE_HELP, "--agents"));
+        assert!(help_offers("  --agent <a>", "--agent"));
+        assert!(!help_offers("  --agents <json>", "--agent"));
+        assert!(!help_offers("  --no-sandbox", "--sandbox"));
+        assert!(help_offers(CODEX_HELP, "--sandbox"));
+        assert!(!help_offers(VIBE_GROK_HELP, "--deny"));
+    }
+
+    #[test]
+    fn codex_conflicting_flags_are_replaced_by_one_read_only_sandbox() {
+        let launch = launch(
+            AgentCli::Codex,
+            &[
+                "-s",
+                "workspace-write",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "-a",
+                "on-request",
+                "exec",
+                "--sandbox=danger-full-access",
+                "-sworkspace-write",
+                "--yolo",
+                "--full-auto",
+                "--approve-for-me",
+                "-c",
+                "sandbox_mode=\"danger-full-access\"",
+                "--config=approval_policy=untrusted",
+                "-c",
+                "model=\"o3\"",
+                "--skip-git-repo-check",
+                "review this",
+            ],
+            CODEX_HELP,
+        );
+        let a = &launch.args;
+        assert_eq!(values_of(a, "--sandbox"), ["read-only"]);
+        assert_eq!(
+            count(a, |t| t == "-s"
+                || t.starts_with("--sandbox=")
+                || t.starts_with("-sw")),
+            0
+        );
+        assert_eq!(values_of(a, "--ask-for-approval"), ["never"]);
+        assert_eq!(count(a, |t| t == "-a"), 0);
+        for gone in [
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--yolo",
+            "--full-auto",
+            "--approve-for-me",
+        ] {
+            assert!(!a.iter().any(|t| t == gone), "{gone} left in {a:?}");
+        }
+        assert!(
+            !a.iter()
+                .any(|t| t.contains("sandbox_mode") || t.contains("approval_policy")),
+            "{a:?}"
+        );
+        // Global flags go before the subcommand; the user's other flags keep their place.
+        let exec_at = a.iter().position(|t| t == "exec").unwrap();
+        assert!(a.iter().position(|t| t == "--sandbox").unwrap() < exec_at);
+        assert_eq!(
+            &a[exec_at..],
+            args(&[
+                "exec",
+                "-c",
+                "model=\"o3\"",
+                "--skip-git-repo-check",
+                "review this"
+            ])
+        );
+        let instructions = values_of(a, "--config");
+        assert_eq!(instructions.len(), 1);
+        assert!(instructions[0].starts_with("developer_instructions=\"This step is read-only"));
+        assert!(launch.notes.iter().any(|n| n.contains("--yolo")));
+        assert!(
+            launch
+                .notes
+                .iter()
+                .any(|n| n.contains("-s workspace-write"))
+        );
+    }
+
+    #[test]
+    fn codex_keeps_the_users_developer_instructions_and_says_so() {
+        let launch = launch(
+            AgentCli::Codex,
+            &["-c", "developer_instructions=\"mine\"", "exec", "x"],
+            CODEX_HELP,
+        );
+        assert_eq!(
+            values_of(&launch.args, "-c"),
+            ["developer_instructions=\"mine\""]
+        );
+        assert!(
+            !launch
+                .args
+                .iter()
+                .any(|a| a.contains("This step is read-only"))
+        );
+        assert!(
+            launch
+                .notes
+                .iter()
+                .any(|n| n.contains("developer_instructions"))
+        );
+    }
+
+    #[test]
+    fn codex_rule_is_a_toml_string_that_round_trips() {
+        let launch = launch(AgentCli::Codex, &[], CODEX_HELP);
+        let value = values_of(&launch.args, "--config")[0];
+        let doc: toml_edit::DocumentMut = value.parse().unwrap();
+        assert_eq!(doc["developer_instructions"].as_str(), Some(READ_ONLY_RULE));
+    }
+
+    #[test]
+    fn codex_without_sandbox_in_help_falls_back_and_says_so() {
+        let launch = launch(
+            AgentCli::Codex,
+            &["-s", "workspace-write", "exec"],
+            "Usage: codex [OPTIONS]\n",
+        );
+        assert_eq!(launch.args, args(&["exec"]));
+        assert!(
+            launch
+                .notes
+                .iter()
+                .any(|n| n.contains("does not offer --sandbox"))
+        );
+    }
+
+    #[test]
+    fn claude_flags_follow_the_prompt_in_one_token_each() {
+        let launch = launch(
+            AgentCli::Claude,
+            &[
+                "-p",
+                "review the diff",
+                "--disallowedTools",
+                "Bash(git push:*)",
+            ],
+            CLAUDE_HELP,
+        );
+        let a = &launch.args;
+        assert_eq!(
+            &a[..4],
+            args(&[
+                "-p",
+                "review the diff",
+                "--disallowedTools",
+                "Bash(git push:*)"
+            ])
+        );
+        assert_eq!(a[4], "--disallowedTools=Edit,Write,NotebookEdit");
+        assert!(a[5].starts_with("--append-system-prompt=This step is read-only"));
+        assert_eq!(a.len(), 6);
+    }
+
+    #[test]
+    fn claude_drops_write_approving_modes_and_keeps_the_others() {
+        let launch = launch(
+            AgentCli::Claude,
+            &[
+                "--dangerously-skip-permissions",
+                "--permission-mode",
+                "bypassPermissions",
+                "-p",
+                "x",
+            ],
+            CLAUDE_HELP,
+        );
+        assert!(
+            !launch
+                .args
+                .iter()
+                .any(|a| a.contains("dangerously") || a.contains("permission-mode"))
+        );
+        assert_eq!(launch.notes.len(), 2);
+
+        let kept = super::tests::launch(
+            AgentCli::Claude,
+            &["--permission-mode=plan", "-p", "x"],
+            CLAUDE_HELP,
+        );
+        assert_eq!(values_of(&kept.args, "--permission-mode"), ["plan"]);
+    }
+
+    #[test]
+    fn claude_merges_the_users_appended_system_prompt() {
+        let launch = launch(
+            AgentCli::Claude,
+            &["--append-system-prompt", "Be terse.", "-p", "x"],
+            CLAUDE_HELP,
+        );
+        let appended: Vec<&String> = launch
+            .args
+            .iter()
+            .filter(|a| a.starts_with("--append-system-prompt"))
+            .collect();
+        assert_eq!(appended.len(), 1);
+        assert!(
+            appended[0].starts_with("--append-system-prompt=Be terse.\n\nThis step is read-only")
+        );
+    }
+
+    #[test]
+    fn claude_flags_stay_before_a_double_dash() {
+        let launch = launch(
+            AgentCli::Claude,
+            &["-p", "--", "-prompt-with-dash"],
+            CLAUDE_HELP,
+        );
+        let a = &launch.args;
+        assert_eq!(&a[a.len() - 2..], args(&["--", "-prompt-with-dash"]));
+        assert!(a[1].starts_with("--disallowedTools="));
+    }
+
+    #[test]
+    fn claude_without_the_flags_in_help_notes_both_fallbacks() {
+        let launch = launch(AgentCli::Claude, &["-p", "x"], "Usage: claude [options]\n");
+        assert_eq!(launch.args, args(&["-p", "x"]));
+        assert_eq!(launch.notes.len(), 2, "{:?}", launch.notes);
+    }
+
+    #[test]
+    fn opencode_gets_one_agent_defined_in_its_inline_config() {
+        let launch = launch(
+            AgentCli::Opencode,
+            &["run", "--agent", "build", "--agent=plan", "look"],
+            OPENCODE_HELP,
+        );
+        assert_eq!(
+            launch.args,
+            args(&["run", "look", "--agent", OPENCODE_AGENT_NAME])
+        );
+        let (_, config) = launch
+            .env
+            .iter()
+            .find(|(k, _)| k == OPENCODE_CONFIG_VAR)
+            .unwrap();
+        let config: Value = serde_json::from_str(config).unwrap();
+        let agent = &config["agent"][OPENCODE_AGENT_NAME];
+        assert_eq!(agent["permission"]["edit"], "deny");
+        assert_eq!(agent["permission"]["bash"]["git commit *"], "deny");
+        assert_eq!(agent["prompt"], READ_ONLY_RULE);
+        assert_eq!(
+            launch
+                .notes
+                .iter()
+                .filter(|n| n.contains("removed `--agent"))
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn opencode_merges_an_inherited_inline_config() {
+        let inherited = r#"{"model":"fake/m","agent":{"mine":{"mode":"primary"}}}"#;
+        let launch = plan(AgentCli::Opencode, &[], OPENCODE_HELP, |_| {
+            Some(inherited.to_string())
+        })
+        .unwrap();
+        let (_, config) = launch
+            .env
+            .iter()
+            .find(|(k, _)| k == OPENCODE_CONFIG_VAR)
+            .unwrap();
+        let config: Value = serde_json::from_str(config).unwrap();
+        assert_eq!(config["model"], "fake/m");
+        assert_eq!(config["agent"]["mine"]["mode"], "primary");
+        assert!(config["agent"][OPENCODE_AGENT_NAME].is_object());
+    }
+
+    #[test]
+    fn opencode_rejects_an_inherited_config_that_is_not_an_object() {
+        for bad in ["[1]", "{not json", r#"{"agent":3}"#] {
+            let err = plan(AgentCli::Opencode, &[], OPENCODE_HELP, |_| {
+                Some(bad.to_string())
+            })
+            .unwrap_err();
+            assert_eq!(err.kind, crate::error::ErrorKind::Config, "{bad}");
+            assert!(err.message.contains(OPENCODE_CONFIG_VAR));
+        }
+    }
+
+    #[test]
+    fn gemini_approval_mode_is_plan_once_and_yolo_is_gone() {
+        let launch = launch(
+            AgentCli::Gemini,
+            &[
+                "-y",
+                "--yolo",
+                "--approval-mode",
+                "yolo",
+                "--approval-mode=auto_edit",
+                "-p",
+                "check it",
+            ],
+            GEMINI_HELP,
+        );
+        let a = &launch.args;
+        assert_eq!(values_of(a, "--approval-mode"), ["plan"]);
+        assert!(
+            !a.iter()
+                .any(|t| t == "-y" || t == "--yolo" || t.starts_with("--approval-mode="))
+        );
+        let prompt = values_of(a, "--prompt");
+        assert_eq!(prompt.len(), 1);
+        assert!(
+            prompt[0].starts_with("This step is read-only")
+                && prompt[0].ends_with("---\n\ncheck it")
+        );
+    }
+
+    #[test]
+    fn gemini_without_a_prompt_says_the_rule_is_not_delivered() {
+        let launch = launch(AgentCli::Gemini, &[], GEMINI_HELP);
+        assert_eq!(launch.args, args(&["--approval-mode", "plan"]));
+        assert!(launch.notes.iter().any(|n| n.contains("there is none")));
+    }
+
+    #[test]
+    fn xai_grok_gets_deny_rules_and_one_merged_rules_flag() {
+        let launch = launch(
+            AgentCli::Grok,
+            &[
+                "--always-approve",
+                "--permission-mode",
+                "bypassPermissions",
+                "--rules",
+                "Be brief.",
+                "-p",
+                "review",
+            ],
+            XAI_GROK_HELP,
+        );
+        let a = &launch.args;
+        assert_eq!(values_of(a, "--deny"), ["Edit", "Write"]);
+        let rules = values_of(a, "--rules");
+        assert_eq!(rules.len(), 1);
+        assert!(rules[0].starts_with("Be brief.\n\nThis step is read-only"));
+        assert!(
+            !a.iter()
+                .any(|t| t == "--always-approve" || t == "--permission-mode")
+        );
+        assert_eq!(&a[a.len() - 2..], args(&["-p", "review"]));
+    }
+
+    #[test]
+    fn xai_grok_system_prompt_override_carries_the_rule() {
+        let launch = launch(
+            AgentCli::Grok,
+            &["--system-prompt", "You review.", "-p", "x"],
+            XAI_GROK_HELP,
+        );
+        let a = &launch.args;
+        assert!(!a.iter().any(|t| t == "--rules" || t == "--system-prompt"));
+        let text = values_of(a, "--system-prompt-override");
+        assert_eq!(text.len(), 1);
+        assert!(text[0].starts_with("You review.\n\nThis step is read-only"));
+    }
+
+    #[test]
+    fn vibe_kit_grok_is_launched_with_the_written_rule_only() {
+        let launch = launch(AgentCli::Grok, &["-p", "review"], VIBE_GROK_HELP);
+        assert!(!launch.args.iter().any(|t| t == "--deny" || t == "--rules"));
+        let prompt = values_of(&launch.args, "--prompt");
+        assert!(prompt[0].starts_with("This step is read-only") && prompt[0].ends_with("review"));
+        assert!(launch.notes.iter().any(|n| n.contains("no read-only mode")));
+
+        let interactive = super::tests::launch(AgentCli::Grok, &[], VIBE_GROK_HELP);
+        assert!(interactive.args.is_empty());
+        assert_eq!(interactive.notes.len(), 2, "{:?}", interactive.notes);
+    }
+
+    #[test]
+    fn the_rule_names_what_stays_open_and_where_findings_go() {
+        for needle in [
+            "read-only",
+            "not an obstacle",
+            "git diff",
+            "tests",
+            "linters",
+            "handoff",
+            "line",
+        ] {
+            assert!(READ_ONLY_RULE.contains(needle), "{needle}");
+        }
+    }
+}
