@@ -61,28 +61,47 @@ fn print_json(launch: &Launch) -> Result<()> {
 
 /// One shell line that runs the launch: `VAR=value ... program args...`, every word quoted.
 fn print_shell(launch: &Launch) -> Result<()> {
-    let assignments: Vec<String> = launch
+    let assignments = launch
         .env
         .iter()
-        .map(|(k, v)| Ok(format!("{k}={}", quote(v)?)))
-        .collect::<Result<_>>()?;
-    let argv: Vec<String> = launch
-        .argv()
-        .iter()
-        .map(|w| quote(w).map(String::from))
-        .collect::<Result<_>>()?;
-    let line = assignments
-        .into_iter()
-        .chain(argv)
-        .collect::<Vec<_>>()
-        .join(" ");
-    writeln!(std::io::stdout().lock(), "{line}")?;
+        .map(|(k, v)| Ok(format!("{k}={}", shell_word(v)?)));
+    let argv = launch.argv().into_iter().map(|word| shell_word(&word));
+    let words: Vec<String> = assignments.chain(argv).collect::<Result<_>>()?;
+    writeln!(std::io::stdout().lock(), "{}", words.join(" "))?;
     Ok(())
 }
 
-fn quote(word: &str) -> Result<std::borrow::Cow<'_, str>> {
-    shlex::try_quote(word)
-        .map_err(|_| Error::usage("an argument contains a NUL byte, which no shell line can carry"))
+/// A word quoted for the shell. A word with a newline or another control character (the rule
+/// is a paragraph) gets ANSI-C quoting, `$'...'` (bash, zsh, ksh, POSIX.1-2024 sh), so the
+/// command stays on one line.
+fn shell_word(word: &str) -> Result<String> {
+    if word.contains('\0') {
+        return Err(Error::usage(
+            "an argument contains a NUL byte, which no shell line can carry",
+        ));
+    }
+    if !word.chars().any(char::is_control) {
+        return shlex::try_quote(word)
+            .map(String::from)
+            .map_err(|_| Error::usage("an argument cannot be quoted for the shell"));
+    }
+    let mut quoted = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '\'' => quoted.push_str("\\'"),
+            '\n' => quoted.push_str("\\n"),
+            '\t' => quoted.push_str("\\t"),
+            '\r' => quoted.push_str("\\r"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                quoted.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() => quoted.push_str(&format!("\\u{:04x}", c as u32)),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('\'');
+    Ok(quoted)
 }
 
 /// The first executable `name` in the directories of PATH.

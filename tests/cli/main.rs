@@ -1,4 +1,6 @@
 //! The one integration-test binary: every test runs the real `agentguard` binary in an
 //! isolated environment (see `support::Env`).
 
+mod fake_api;
+mod launch;
 mod support;
