@@ -83,12 +83,7 @@ pub struct InstallArgs {
     #[arg(long, value_enum, default_value = "user")]
     pub scope: Scope,
     /// Hook events to install
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "stop,subagent-stop,pre-tool"
-    )]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "stop,subagent-stop,pre-tool")]
     pub events: Vec<HookEvent>,
     /// Print the change as a unified diff and write nothing
     #[arg(long)]
@@ -281,7 +276,7 @@ pub struct LaunchArgs {
     #[arg(long)]
     pub print: bool,
     /// Print the argv and environment as JSON instead of running it
-    #[arg(long, conflicts_with = "print")]
+    #[arg(long)]
     pub json: bool,
     /// Arguments for the CLI, after `--`
     #[arg(last = true)]

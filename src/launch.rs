@@ -276,6 +276,10 @@ impl Plan<'_> {
         );
         self.keep_safe_permission_mode(&value_flag(&["--permission-mode"], None));
 
+        self.note(
+            "shell writes are left to agentguard's PreToolUse hook, which acts only where \
+             `agentguard install` has added it",
+        );
         // The variadic `--disallowedTools <tools...>` swallows a following positional prompt;
         // the one-token `--flag=value` form ends at the token, so it is safe after a prompt.
         if self.offers("--disallowedTools") {
@@ -845,7 +849,14 @@ mod tests {
                 .iter()
                 .any(|a| a.contains("dangerously") || a.contains("permission-mode"))
         );
-        assert_eq!(launch.notes.len(), 2);
+        assert_eq!(
+            launch
+                .notes
+                .iter()
+                .filter(|n| n.starts_with("removed"))
+                .count(),
+            2
+        );
 
         let kept = super::tests::launch(
             AgentCli::Claude,
@@ -889,7 +900,18 @@ mod tests {
     fn claude_without_the_flags_in_help_notes_both_fallbacks() {
         let launch = launch(AgentCli::Claude, &["-p", "x"], "Usage: claude [options]\n");
         assert_eq!(launch.args, args(&["-p", "x"]));
-        assert_eq!(launch.notes.len(), 2, "{:?}", launch.notes);
+        assert!(
+            launch
+                .notes
+                .iter()
+                .any(|n| n.contains("does not offer --disallowedTools"))
+        );
+        assert!(
+            launch
+                .notes
+                .iter()
+                .any(|n| n.contains("does not offer --append-system-prompt"))
+        );
     }
 
     #[test]

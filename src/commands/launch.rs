@@ -16,6 +16,10 @@ use crate::launch::{self, Launch};
 const HELP_DEADLINE: Duration = Duration::from_secs(30);
 
 pub fn run(args: LaunchArgs) -> Result<u8> {
+    if args.print && args.json {
+        return Err(Error::usage("--print and --json exclude each other")
+            .with_hint("--print gives one shell line, --json the argv, env and notes"));
+    }
     let name = launch::program(args.cli);
     let path = find_on_path(name).ok_or_else(|| {
         Error::new(

@@ -248,6 +248,11 @@ fn print_and_json_exclude_each_other() {
         &["launch", "--read-only", "claude", "--print", "--json"],
     ));
     assert_eq!(out.code, Some(2), "{}", out.output());
+    assert!(
+        out.stderr.contains("--print and --json exclude each other"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -359,16 +364,13 @@ fn codex_exec_read_only_runs_in_the_read_only_sandbox() {
     let fake = FakeOpenAi::start(OpenAiMode::Reply("Reviewed ZZREPLY".into()));
     env.set("FAKE_KEY", "dummy");
     let provider = fake.codex_provider_args();
-    let mut user_args = vec![
-        "-s",
-        "workspace-write",
-        "--dangerously-bypass-approvals-and-sandbox",
-    ];
+    let mut user_args = vec!["-a", "on-request", "-s", "workspace-write"];
     user_args.extend(strs(&provider));
     user_args.extend([
         "exec",
         "-s",
-        "danger-full-access",
+        "workspace-write",
+        "--dangerously-bypass-approvals-and-sandbox",
         "--skip-git-repo-check",
         "--ephemeral",
         "review ZZPROMPT",
@@ -401,6 +403,10 @@ fn codex_exec_read_only_runs_in_the_read_only_sandbox() {
         body.contains("`sandbox_mode` is `read-only`"),
         "not read-only: {body}"
     );
+    assert!(
+        body.contains("Approval policy is currently never"),
+        "{body}"
+    );
     assert!(!body.contains("danger-full-access") && !body.contains("workspace-write"));
     assert!(contains_all(
         &body,
@@ -409,7 +415,7 @@ fn codex_exec_read_only_runs_in_the_read_only_sandbox() {
     for removed in [
         "--dangerously-bypass-approvals-and-sandbox",
         "-s workspace-write",
-        "-s danger-full-access",
+        "-a on-request",
     ] {
         assert!(
             out.stderr.contains(&format!("removed `{removed}")),
