@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fake_api::{DEFAULT_REPLY, FakeAnthropic, FakeOpenAi, OpenAiMode};
+use crate::fake_api::{DEFAULT_REPLY, FakeAnthropic, FakeOpenAi, OpenAiMode, Turn};
 use crate::support::{self, Env};
 
 /// Generous, because the machine is shared: a guard against a hung CLI, not a speed check.
@@ -606,4 +606,60 @@ fn xai_grok_parser_accepts_the_read_only_argv() {
         "{}",
         out.stderr
     );
+}
+
+/// The model asks for a Write anyway: the plain CLI (with the user's acceptEdits) writes the
+/// file, the read-only launch answers the call with an error and the file never appears.
+#[test]
+fn claude_read_only_refuses_a_write_the_model_asks_for() {
+    let mut env = Env::new();
+    let Some(claude) = with_real_cli(&mut env, "AGENTGUARD_TEST_CLI_BIN", "claude") else {
+        return;
+    };
+    let fake = FakeAnthropic::start();
+    for (k, v) in fake.claude_env() {
+        env.set(&k, v);
+    }
+    let write_turn = |path: &std::path::Path| {
+        Turn::tool_use(
+            "Write",
+            serde_json::json!({"file_path": path, "content": "changed\n"}),
+        )
+    };
+    let user_args = [
+        "-p",
+        "review the project",
+        "--permission-mode",
+        "acceptEdits",
+    ];
+
+    let control_file = env.project().join("control.txt");
+    fake.push(write_turn(&control_file))
+        .push(Turn::text("wrote it"));
+    let control = run(isolated(&env, &claude, &user_args));
+    assert_eq!(control.code, Some(0), "{}", control.output());
+    assert!(
+        control_file.exists(),
+        "the control run did not write: {}",
+        control.output()
+    );
+
+    let guarded_file = env.project().join("guarded.txt");
+    fake.push(write_turn(&guarded_file))
+        .push(Turn::text("could not write"));
+    let before = fake.message_requests().len();
+    let out = run(agentguard(&env, &launch_args("claude", &[], &user_args)));
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(
+        !guarded_file.exists(),
+        "the read-only launch wrote the file"
+    );
+    let requests = fake.message_requests();
+    let answer = requests[before..]
+        .iter()
+        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|block| block["type"] == "tool_result")
+        .expect("claude answered the Write call");
+    assert_eq!(answer["is_error"], true, "{answer}");
 }
