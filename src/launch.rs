@@ -396,8 +396,10 @@ impl Plan<'_> {
                 "this grok (likely the npm @vibe-kit/grok-cli) has no read-only mode: it starts \
                  with the written rule only, which a model can ignore",
             );
-            if !self.prepend_rule_to_prompt(&value_flag(&["--prompt"], Some('p'))) {
-                self.note_rule_needs_prompt("grok", "-p");
+            if !self.prepend_rule_to_prompt(&value_flag(&["--prompt"], Some('p')))
+                && !self.prepend_rule_to_positional_prompt(VIBE_GROK_SUBCOMMANDS)
+            {
+                self.note_rule_needs_prompt("grok");
             }
             return;
         }
@@ -496,8 +498,9 @@ impl Plan<'_> {
         let headless = self.prepend_rule_to_prompt(&value_flag(&["--prompt"], Some('p')));
         let interactive =
             self.prepend_rule_to_prompt(&value_flag(&["--prompt-interactive"], Some('i')));
-        if !headless && !interactive {
-            self.note_rule_needs_prompt("gemini", "-p or -i");
+        if !headless && !interactive && !self.prepend_rule_to_positional_prompt(GEMINI_SUBCOMMANDS)
+        {
+            self.note_rule_needs_prompt("gemini");
         }
     }
 
@@ -513,10 +516,32 @@ impl Plan<'_> {
         true
     }
 
-    fn note_rule_needs_prompt(&mut self, cli: &str, option: &str) {
+    /// Puts the rule in front of the first positional argument, the initial prompt of an
+    /// interactive session, unless it names a subcommand. Which options take a value is read
+    /// from the help (yargs `[string]`/`[number]`/`[array]`, commander `<value>`).
+    fn prepend_rule_to_positional_prompt(&mut self, subcommands: &[&str]) -> bool {
+        let takes_value = value_options(self.help);
+        let mut i = 0;
+        while i < self.args.len() {
+            let token = &self.args[i];
+            if token.starts_with('-') && token.len() > 1 {
+                let skips_next = !token.contains('=') && takes_value.iter().any(|o| o == token);
+                i += if skips_next { 2 } else { 1 };
+                continue;
+            }
+            if subcommands.contains(&token.as_str()) {
+                return false;
+            }
+            self.args[i] = format!("{}\n\n---\n\n{token}", READ_ONLY_RULE.trim_end());
+            return true;
+        }
+        false
+    }
+
+    fn note_rule_needs_prompt(&mut self, cli: &str) {
         self.note(format!(
-            "{cli} has no option that adds to its system prompt: the read-only rule is put in \
-             front of a prompt given with {option}, and there is none"
+            "{cli} has no option that adds to its system prompt: the read-only rule goes in \
+             front of your prompt, and there is none"
         ));
     }
 
@@ -533,6 +558,48 @@ impl Plan<'_> {
              only the enforcement"
         ));
     }
+}
+
+/// Subcommands that take the place of an initial prompt (the pinned versions' `--help`).
+const GEMINI_SUBCOMMANDS: &[&str] = &[
+    "mcp",
+    "extensions",
+    "extension",
+    "skills",
+    "skill",
+    "hooks",
+    "hook",
+    "gemma",
+];
+const VIBE_GROK_SUBCOMMANDS: &[&str] = &["git", "mcp", "help"];
+
+/// The options of a yargs or commander `--help` that take a value: the names on an option
+/// line typed `[string]`, `[number]` or `[array]`, or followed by `<value>`.
+fn value_options(help: &str) -> Vec<String> {
+    let mut options = Vec::new();
+    for line in help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-'))
+    {
+        let typed = ["[string]", "[number]", "[array]"]
+            .iter()
+            .any(|t| line.contains(t));
+        let names: Vec<&str> = line
+            .split_whitespace()
+            .take_while(|w| w.starts_with('-') || w.starts_with('<'))
+            .collect();
+        let commander_value = names.iter().any(|w| w.starts_with('<'));
+        if typed || commander_value {
+            options.extend(
+                names
+                    .iter()
+                    .filter(|w| w.starts_with('-'))
+                    .map(|w| w.trim_end_matches(',').to_string()),
+            );
+        }
+    }
+    options
 }
 
 /// The user's texts for a system-prompt option, then the rule.
@@ -1005,6 +1072,58 @@ mod tests {
     }
 
     #[test]
+    fn gemini_interactive_prompt_gets_the_rule_in_front() {
+        let launch = launch(
+            AgentCli::Gemini,
+            &[
+                "-m",
+                "gemini-pro",
+                "--include-directories=a",
+                "-d",
+                "review",
+                "the diff",
+            ],
+            GEMINI_HELP,
+        );
+        let a = &launch.args;
+        assert_eq!(
+            &a[..4],
+            args(&["-m", "gemini-pro", "--include-directories=a", "-d"])
+        );
+        assert!(a[4].starts_with("This step is read-only") && a[4].ends_with("---\n\nreview"));
+        assert_eq!(a[5], "the diff");
+
+        let subcommand = super::tests::launch(AgentCli::Gemini, &["mcp", "list"], GEMINI_HELP);
+        assert_eq!(
+            subcommand.args,
+            args(&["mcp", "list", "--approval-mode", "plan"])
+        );
+    }
+
+    #[test]
+    fn value_options_are_read_from_yargs_and_commander_help() {
+        let gemini = value_options(GEMINI_HELP);
+        for option in [
+            "-m",
+            "--model",
+            "--approval-mode",
+            "-p",
+            "--include-directories",
+        ] {
+            assert!(gemini.iter().any(|o| o == option), "{option}: {gemini:?}");
+        }
+        assert!(
+            !gemini.iter().any(|o| o == "-d" || o == "--yolo"),
+            "{gemini:?}"
+        );
+        let vibe = value_options(VIBE_GROK_HELP);
+        for option in ["-d", "--directory", "-m", "--max-tool-rounds"] {
+            assert!(vibe.iter().any(|o| o == option), "{option}: {vibe:?}");
+        }
+        assert!(!vibe.iter().any(|o| o == "-h" || o == "-V"), "{vibe:?}");
+    }
+
+    #[test]
     fn gemini_without_a_prompt_says_the_rule_is_not_delivered() {
         let launch = launch(AgentCli::Gemini, &[], GEMINI_HELP);
         assert_eq!(launch.args, args(&["--approval-mode", "plan"]));
@@ -1059,6 +1178,11 @@ mod tests {
         let prompt = values_of(&launch.args, "--prompt");
         assert!(prompt[0].starts_with("This step is read-only") && prompt[0].ends_with("review"));
         assert!(launch.notes.iter().any(|n| n.contains("no read-only mode")));
+
+        let positional =
+            super::tests::launch(AgentCli::Grok, &["-m", "grok-4", "review"], VIBE_GROK_HELP);
+        assert_eq!(positional.args[..2], args(&["-m", "grok-4"]));
+        assert!(positional.args[2].starts_with("This step is read-only"));
 
         let interactive = super::tests::launch(AgentCli::Grok, &[], VIBE_GROK_HELP);
         assert!(interactive.args.is_empty());
