@@ -363,6 +363,10 @@ impl Plan<'_> {
 
         if self.offers("--sandbox") {
             self.front.extend(["--sandbox".into(), "read-only".into()]);
+            self.note(
+                "the read-only sandbox also blocks build output (target/, node_modules/...): a \
+                 test run that has to write fails there; the model should say so in its handoff",
+            );
         } else {
             self.note(
                 "this codex does not offer --sandbox: it starts with its configured sandbox, \
