@@ -13,6 +13,7 @@ pub mod eval;
 pub mod formula;
 pub mod fsutil;
 pub mod hook;
+pub mod launch;
 pub mod log;
 pub mod loopguard;
 pub mod paths;

@@ -1,6 +1,195 @@
-use crate::cli::LaunchArgs;
-use crate::error::Result;
+//! `agentguard launch --read-only <cli> [--print|--json] -- ARGS`: start an agent CLI as a
+//! read-only reviewer. Reads the CLI's `--help` once, lets the core merge the flags, then prints
+//! or execs the result.
 
-pub fn run(_args: LaunchArgs) -> Result<u8> {
-    Err(super::not_available("launch"))
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::cli::LaunchArgs;
+use crate::error::{Error, ErrorKind, Result, exit};
+use crate::launch::{self, Launch};
+
+/// A CLI whose `--help` takes longer than this is treated as broken.
+const HELP_DEADLINE: Duration = Duration::from_secs(30);
+
+pub fn run(args: LaunchArgs) -> Result<u8> {
+    if args.print && args.json {
+        return Err(Error::usage("--print and --json exclude each other")
+            .with_hint("--print gives one shell line, --json the argv, env and notes"));
+    }
+    let name = launch::program(args.cli);
+    let path = find_on_path(name).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Unavailable,
+            format!("`{name}` was not found on PATH"),
+        )
+        .with_hint(format!(
+            "install {name}, or put the directory holding it on PATH"
+        ))
+    })?;
+    let help = read_help(&path)?;
+    let launch = launch::plan(args.cli, &args.args, &help, |var| std::env::var(var).ok())?;
+    for note in &launch.notes {
+        eprintln!("agentguard: note: {note}");
+    }
+    if args.json {
+        print_json(&launch)?;
+    } else if args.print {
+        print_shell(&launch)?;
+    } else {
+        // exec only returns on failure.
+        let err = Command::new(&path)
+            .arg0(name)
+            .args(&launch.args)
+            .envs(launch.env)
+            .exec();
+        return Err(Error::io(format!("cannot start {}: {err}", path.display())));
+    }
+    Ok(exit::OK)
+}
+
+/// `{"argv":[...],"env":{...},"notes":[...]}` on one line.
+fn print_json(launch: &Launch) -> Result<()> {
+    let env: serde_json::Map<String, serde_json::Value> = launch
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone().into()))
+        .collect();
+    let report = serde_json::json!({ "argv": launch.argv(), "env": env, "notes": launch.notes });
+    writeln!(std::io::stdout().lock(), "{report}")?;
+    Ok(())
+}
+
+/// One shell line that runs the launch: `VAR=value ... program args...`, every word quoted.
+fn print_shell(launch: &Launch) -> Result<()> {
+    let assignments = launch
+        .env
+        .iter()
+        .map(|(k, v)| Ok(format!("{k}={}", shell_word(v)?)));
+    let argv = launch.argv().into_iter().map(|word| shell_word(&word));
+    let words: Vec<String> = assignments.chain(argv).collect::<Result<_>>()?;
+    writeln!(std::io::stdout().lock(), "{}", words.join(" "))?;
+    Ok(())
+}
+
+/// A word quoted for the shell. A word with a newline or another control character (the rule
+/// is a paragraph) gets ANSI-C quoting, `$'...'` (bash, zsh, ksh, POSIX.1-2024 sh), so the
+/// command stays on one line.
+fn shell_word(word: &str) -> Result<String> {
+    if word.contains('\0') {
+        return Err(Error::usage(
+            "an argument contains a NUL byte, which no shell line can carry",
+        ));
+    }
+    if !word.chars().any(char::is_control) {
+        return shlex::try_quote(word)
+            .map(String::from)
+            .map_err(|_| Error::usage("an argument cannot be quoted for the shell"));
+    }
+    let mut quoted = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '\'' => quoted.push_str("\\'"),
+            '\n' => quoted.push_str("\\n"),
+            '\t' => quoted.push_str("\\t"),
+            '\r' => quoted.push_str("\\r"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                quoted.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() => quoted.push_str(&format!("\\u{:04x}", c as u32)),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('\'');
+    Ok(quoted)
+}
+
+/// The first executable `name` in the directories of PATH.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Runs `<cli> --help` (stdin closed, its own process group, a deadline) and returns stdout and
+/// stderr together: opencode prints its help on stderr, codex a warning there.
+fn read_help(path: &Path) -> Result<String> {
+    let mut child = Command::new(path)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|err| Error::io(format!("cannot run {} --help: {err}", path.display())))?;
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|mut stream| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = stream.read_to_end(&mut text);
+            text
+        })
+    })
+    .collect();
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => {
+                // A helper the CLI left behind would keep the pipes open: end the whole group.
+                // SAFETY: killpg only sends a signal to the group this child led.
+                unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+                break;
+            }
+            Ok(None) if started.elapsed() > HELP_DEADLINE => {
+                // SAFETY: killpg only sends a signal to the group this child leads.
+                unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(Error::io(format!(
+                    "{} --help did not finish within {} s",
+                    path.display(),
+                    HELP_DEADLINE.as_secs()
+                ))
+                .with_hint("check that the CLI starts at all: run it with --help yourself"));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(err) => {
+                return Err(Error::io(format!(
+                    "cannot wait for {} --help: {err}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    let mut help = String::new();
+    for reader in readers {
+        help.push_str(&String::from_utf8_lossy(&reader.join().unwrap_or_default()));
+        help.push('\n');
+    }
+    if help.trim().is_empty() {
+        return Err(
+            Error::io(format!("{} --help printed nothing", path.display()))
+                .with_hint("check that the CLI starts at all: run it with --help yourself"),
+        );
+    }
+    Ok(help)
 }

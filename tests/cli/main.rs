@@ -4,10 +4,12 @@
 mod completions;
 mod corpus;
 mod eval;
+mod fake_api;
 mod hooks;
 mod install;
 mod install_sh;
 mod judge;
+mod launch;
 mod release_fixture;
 mod self_update;
 mod support;
