@@ -143,13 +143,18 @@ fn write_log(config: Option<&Config>, record: &Record) {
     }
 }
 
+/// The log keeps at most this much of a judged text (its end, where the final words are):
+/// enough to replay a decision, small enough that a day of stops stays a few MB.
+const LOG_TEXT_MAX_BYTES: usize = 32 * 1024;
+
+/// Records the text's hash and, with `log.store_text`, its redacted end.
 fn store_text(config: &Config, record: &mut Record, text: &str) {
-    let redacted = Redactor::builtin().redact(text);
     record.text_sha256 = Some(crate::text::sha256_hex(text));
-    for (kind, count) in &redacted.counts {
-        *record.redactions.entry(kind.clone()).or_default() += count;
-    }
     if config.log.store_text {
+        let redacted = Redactor::builtin().redact(crate::text::tail(text, LOG_TEXT_MAX_BYTES));
+        for (kind, count) in &redacted.counts {
+            *record.redactions.entry(kind.clone()).or_default() += count;
+        }
         record.text = Some(redacted.text);
     }
 }
