@@ -103,6 +103,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'Only run this detector (repeatable)')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)')
+            [CompletionResult]::new('--eval', '--eval', [CompletionResultType]::ParameterName, 'Measure the detectors on a labeled JSONL set instead (the repo''s tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object instead of a table')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

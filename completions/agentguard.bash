@@ -931,7 +931,7 @@ _agentguard() {
             return 0
             ;;
         agentguard__subcmd__judge)
-            opts="-d -b -h --detector --backend --json --help"
+            opts="-d -b -h --detector --backend --json --eval --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -950,6 +950,10 @@ _agentguard() {
                     return 0
                     ;;
                 -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --eval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

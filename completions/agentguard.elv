@@ -90,6 +90,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand --detector 'Only run this detector (repeatable)'
             cand -b 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)'
             cand --backend 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)'
+            cand --eval 'Measure the detectors on a labeled JSONL set instead (the repo''s tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)'
             cand --json 'Print one JSON object instead of a table'
             cand -h 'Print help'
             cand --help 'Print help'

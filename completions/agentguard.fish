@@ -77,6 +77,7 @@ complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_s
 complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s d -l detector -d 'Only run this detector (repeatable)' -r
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s b -l backend -d 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -l eval -d 'Measure the detectors on a labeled JSONL set instead (the repo\'s tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)' -r -F
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -l json -d 'Print one JSON object instead of a table'
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s h -l help -d 'Print help'
 complete -c agentguard -n "__fish_agentguard_using_subcommand redact" -l json -d 'Print the counts per kind as JSON on stderr'
