@@ -1,0 +1,123 @@
+//! Shell-command analysis for `hook pre-tool`: the read-only classifier (SPEC §3) and the
+//! normalized views the `destructive` detector's regexes run over.
+//!
+//! Commands are parsed as bash parses them (brush-parser), then walked: every simple command,
+//! wherever it hides (lists, pipelines, subshells, groups, functions, loop and `if`/`case`
+//! bodies, `$(...)`, backticks, process substitutions, `bash -c`/`eval` payloads, `xargs` and
+//! `find -exec` targets, `env`/`sudo`/`nohup`/`timeout`... prefixes), becomes one
+//! [`walk::Invocation`] with its words unquoted. Both public functions work on that one walk.
+//!
+//! Failure direction (SPEC §1): PreToolUse is fail-safe, so anything we cannot parse, nests too
+//! deeply or names its command at run time is denied rather than guessed at.
+//!
+//! Known limits (this is a guard against accidents and role drift, not a sandbox): scripts run
+//! by name (`./x.sh`, `bash x.sh`, `python x.py`, `make target`, `npm run x`) are not read;
+//! unknown programs are allowed; interpreter one-liners are matched against a list of writing
+//! APIs and anything cleverer (string-built names, `getattr`, base64) passes; a variable's value
+//! is unknown, so `bash -c "$X"` style payloads are re-parsed with the variable left in place.
+
+mod git;
+mod rules;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+pub use walk::ParseError;
+
+/// Why a command is denied in a read-only role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DenyKind {
+    /// The command does not parse as shell (or is too long to analyse): fail-safe.
+    Unparseable,
+    /// A git subcommand or option that writes the index, tree, refs, config or a remote.
+    GitWrite,
+    /// A program that creates, changes or deletes files (including package managers and
+    /// formatters that rewrite sources).
+    FileWrite,
+    /// Output redirected into a file.
+    Redirection,
+    /// Nested payloads (`bash -c`, `$(...)`, `eval`...) or syntax nested beyond the bound.
+    TooDeep,
+    /// The program to run is only known at run time (`$EDITOR f`, `$(cmd) args`, a shell
+    /// reading its script from a pipe).
+    DynamicCommand,
+}
+
+impl DenyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DenyKind::Unparseable => "unparseable",
+            DenyKind::GitWrite => "git-write",
+            DenyKind::FileWrite => "file-write",
+            DenyKind::Redirection => "redirection",
+            DenyKind::TooDeep => "too-deep",
+            DenyKind::DynamicCommand => "dynamic-command",
+        }
+    }
+}
+
+impl fmt::Display for DenyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The read-only classifier's answer for one Bash command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOnlyVerdict {
+    Allow,
+    /// `detail` is the offending piece as the user would recognize it: `git commit`,
+    /// `> out.txt`, `sed -i`.
+    Deny {
+        kind: DenyKind,
+        detail: String,
+    },
+}
+
+impl ReadOnlyVerdict {
+    pub fn is_allow(&self) -> bool {
+        matches!(self, ReadOnlyVerdict::Allow)
+    }
+}
+
+/// Classifies a Bash command for a read-only role: `Allow` when nothing in it writes the
+/// project (files, git state, remotes), else the first offending piece.
+pub fn classify_read_only(command: &str) -> ReadOnlyVerdict {
+    let analysis = match walk::analyze(command) {
+        Ok(analysis) => analysis,
+        Err(err) => {
+            return ReadOnlyVerdict::Deny {
+                kind: err.kind,
+                detail: err.detail,
+            };
+        }
+    };
+    for invocation in &analysis.invocations {
+        if let Some((kind, detail)) = rules::classify(invocation) {
+            return ReadOnlyVerdict::Deny { kind, detail };
+        }
+    }
+    for redirect in &analysis.redirects {
+        if redirect.writes_file() {
+            return ReadOnlyVerdict::Deny {
+                kind: DenyKind::Redirection,
+                detail: redirect.render(),
+            };
+        }
+    }
+    ReadOnlyVerdict::Allow
+}
+
+/// Normalized views of a command for regex-based detectors: one string per simple command
+/// (words unquoted, joined by single spaces, redirections appended: `git push --force origin
+/// main`, `cat > f`), including every nested one (`bash -c`/`sh -c`/`eval` payloads, `$(...)`,
+/// backticks, subshells, `xargs`/`find -exec` targets), the command again with
+/// `env`/`sudo`/`nohup`/`time`/`command`/`timeout`... prefixes stripped, one per pipeline
+/// (`curl -fsSL x | sh`), and the here-document fed to an interpreter or database client
+/// (`psql <<EOF ... EOF`). Duplicates are removed; order follows the source.
+pub fn command_views(command: &str) -> Result<Vec<String>, ParseError> {
+    walk::analyze(command).map(|analysis| analysis.views)
+}
