@@ -28,9 +28,8 @@ const DENIED_ENV: &[&str] = &[
 ];
 
 /// Pagers that only display.
-const DISPLAY_PAGERS: &[&str] = &[
-    "", "cat", "less", "more", "head", "tail", "bat", "delta", "most",
-];
+const DISPLAY_PAGERS: &[&str] =
+    &["", "cat", "less", "more", "head", "tail", "bat", "delta", "most"];
 
 const READ_SUBCOMMANDS: &[&str] = &[
     "status",
@@ -93,9 +92,7 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
     let argv = &invocation.argv;
     let mut index = 1;
     while let Some(arg) = argv.get(index) {
-        let option = arg
-            .split_once('=')
-            .map_or(arg.as_str(), |(option, _)| option);
+        let option = arg.split_once('=').map_or(arg.as_str(), |(option, _)| option);
         match option {
             "-c" | "--config-env" | "--git-dir" | "--work-tree" | "--namespace" => {
                 return deny(format!("git {option}"));
@@ -110,26 +107,16 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
         return None; // `git`, `git --version`: prints and exits.
     };
     let args = &argv[index + 1..];
-    let has = |flag: &str| {
-        args.iter()
-            .any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")))
-    };
+    let has =
+        |flag: &str| args.iter().any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")));
     let has_any = |flags: &[&str]| flags.iter().any(|flag| has(flag));
-    let positional: Vec<&str> = args
-        .iter()
-        .filter(|arg| !arg.starts_with('-'))
-        .map(String::as_str)
-        .collect();
+    let positional: Vec<&str> =
+        args.iter().filter(|arg| !arg.starts_with('-')).map(String::as_str).collect();
     let first = positional.first().copied().unwrap_or("");
 
     for arg in args {
-        let option = arg
-            .split_once('=')
-            .map_or(arg.as_str(), |(option, _)| option);
-        if matches!(
-            option,
-            "--output" | "--ext-diff" | "--textconv" | "--export-marks"
-        ) {
+        let option = arg.split_once('=').map_or(arg.as_str(), |(option, _)| option);
+        if matches!(option, "--output" | "--ext-diff" | "--textconv" | "--export-marks") {
             return deny(format!("git {sub} {option}"));
         }
     }
@@ -260,14 +247,9 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
 /// `git branch`/`git tag`: listing unless a writing flag is present or a name is given
 /// without a listing flag.
 fn lists(args: &[String], write_flags: &[&str], list_flags: &[&str]) -> bool {
-    let flag_of = |arg: &String| {
-        arg.split_once('=')
-            .map_or(arg.clone(), |(flag, _)| flag.to_string())
-    };
-    if args
-        .iter()
-        .any(|arg| write_flags.contains(&flag_of(arg).as_str()))
-    {
+    let flag_of =
+        |arg: &String| arg.split_once('=').map_or(arg.clone(), |(flag, _)| flag.to_string());
+    if args.iter().any(|arg| write_flags.contains(&flag_of(arg).as_str())) {
         return false;
     }
     let listing = args.iter().any(|arg| {
@@ -300,14 +282,8 @@ fn config_reads(args: &[String]) -> bool {
         "--list",
     ];
     const WITH_VALUE: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
-    let option_of = |arg: &String| {
-        arg.split_once('=')
-            .map_or(arg.clone(), |(o, _)| o.to_string())
-    };
-    if args
-        .iter()
-        .any(|arg| WRITE.contains(&option_of(arg).as_str()))
-    {
+    let option_of = |arg: &String| arg.split_once('=').map_or(arg.clone(), |(o, _)| o.to_string());
+    if args.iter().any(|arg| WRITE.contains(&option_of(arg).as_str())) {
         return false;
     }
     let mut positional = Vec::new();
@@ -327,10 +303,7 @@ fn config_reads(args: &[String]) -> bool {
         Some("set" | "unset" | "rename-section" | "remove-section" | "edit") => return false,
         _ => {}
     }
-    if args
-        .iter()
-        .any(|arg| READ.contains(&option_of(arg).as_str()))
-    {
+    if args.iter().any(|arg| READ.contains(&option_of(arg).as_str())) {
         return true;
     }
     positional.len() < 2

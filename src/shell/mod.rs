@@ -89,10 +89,7 @@ pub fn classify_read_only(command: &str) -> ReadOnlyVerdict {
     let analysis = match walk::analyze(command) {
         Ok(analysis) => analysis,
         Err(err) => {
-            return ReadOnlyVerdict::Deny {
-                kind: err.kind,
-                detail: err.detail,
-            };
+            return ReadOnlyVerdict::Deny { kind: err.kind, detail: err.detail };
         }
     };
     for invocation in &analysis.invocations {

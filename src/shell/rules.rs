@@ -40,10 +40,7 @@ pub fn program_name(word: &str) -> &str {
 }
 
 fn is_shell(name: &str) -> bool {
-    matches!(
-        name,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox-sh" | "fish"
-    )
+    matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox-sh" | "fish")
 }
 
 fn is_python(name: &str) -> bool {
@@ -60,11 +57,7 @@ fn skip_options(argv: &[String], mut index: usize, with_value: &[&str]) -> usize
         if !arg.starts_with('-') || arg == "-" {
             return index;
         }
-        index += if with_value.contains(&arg.as_str()) {
-            2
-        } else {
-            1
-        };
+        index += if with_value.contains(&arg.as_str()) { 2 } else { 1 };
     }
     index
 }
@@ -94,10 +87,7 @@ fn shell_payload(invocation: &Invocation) -> Option<String> {
             index += 1;
             break;
         }
-        if matches!(
-            arg.as_str(),
-            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file"
-        ) {
+        if matches!(arg.as_str(), "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
             index += 2;
             continue;
         }
@@ -126,14 +116,8 @@ fn shell_payload(invocation: &Invocation) -> Option<String> {
 fn shell_reads_pipe(invocation: &Invocation) -> bool {
     let argv = &invocation.argv;
     invocation.stdin_text.is_none()
-        && !argv
-            .iter()
-            .skip(1)
-            .any(|arg| !arg.starts_with('-') || arg.contains('c'))
-        && !argv
-            .iter()
-            .skip(1)
-            .any(|arg| arg == "--version" || arg == "--help")
+        && !argv.iter().skip(1).any(|arg| !arg.starts_with('-') || arg.contains('c'))
+        && !argv.iter().skip(1).any(|arg| arg == "--version" || arg == "--help")
 }
 
 pub fn nested(invocation: &Invocation) -> Nested {
@@ -176,9 +160,7 @@ pub fn nested(invocation: &Invocation) -> Nested {
             let index = skip_options(
                 argv,
                 1,
-                &[
-                    "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R",
-                ],
+                &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R"],
             );
             Nested::Argv(skip_assignments(argv, index))
         }
@@ -202,10 +184,7 @@ pub fn nested(invocation: &Invocation) -> Nested {
         }
         "npx" | "pnpx" | "bunx" => {
             if let Some(at) = argv.iter().position(|arg| arg == "-c" || arg == "--call") {
-                return argv
-                    .get(at + 1)
-                    .cloned()
-                    .map_or(Nested::None, Nested::Script);
+                return argv.get(at + 1).cloned().map_or(Nested::None, Nested::Script);
             }
             operand(&["-p", "--package"])
         }
@@ -268,10 +247,7 @@ fn find_exec_targets(argv: &[String]) -> Vec<Vec<String>> {
     let mut targets = Vec::new();
     let mut index = 1;
     while index < argv.len() {
-        if matches!(
-            argv[index].as_str(),
-            "-exec" | "-execdir" | "-ok" | "-okdir"
-        ) {
+        if matches!(argv[index].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
             let start = index + 1;
             let end = argv[start..]
                 .iter()
@@ -344,10 +320,7 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
             .map(|target| (DenyKind::FileWrite, format!("tee {target}"))),
         "dd" => args
             .iter()
-            .find(|arg| {
-                arg.strip_prefix("of=")
-                    .is_some_and(|target| !is_harmless_sink(target))
-            })
+            .find(|arg| arg.strip_prefix("of=").is_some_and(|target| !is_harmless_sink(target)))
             .map(|arg| (DenyKind::FileWrite, format!("dd {arg}"))),
         "sed" | "gsed" => sed(args).map(|detail| (DenyKind::FileWrite, detail)),
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
@@ -363,32 +336,19 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
             && shell_payload(invocation).is_none()
             && shell_reads_pipe(invocation) =>
         {
-            Some((
-                DenyKind::DynamicCommand,
-                format!("{name} reading a script from a pipe"),
-            ))
+            Some((DenyKind::DynamicCommand, format!("{name} reading a script from a pipe")))
         }
         "find" => args
             .iter()
             .find(|arg| {
-                matches!(
-                    arg.as_str(),
-                    "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"
-                )
+                matches!(arg.as_str(), "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls")
             })
             .map(|arg| (DenyKind::FileWrite, format!("find {arg}"))),
         "tar" | "bsdtar" => {
             let mode_cluster = sub.trim_start_matches('-');
             let writes_mode = (!sub.starts_with("--")
                 && mode_cluster.contains(['c', 'x', 'r', 'u', 'A']))
-                || has_any(&[
-                    "--create",
-                    "--extract",
-                    "--get",
-                    "--append",
-                    "--update",
-                    "--delete",
-                ]);
+                || has_any(&["--create", "--extract", "--get", "--append", "--update", "--delete"]);
             let to_stdout = has_any(&["-O", "--to-stdout"]) || has_any(&["-f-", "--file=-"]);
             (writes_mode && !to_stdout).then(|| (DenyKind::FileWrite, format!("tar {sub}")))
         }
@@ -420,10 +380,7 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                         && arg[1..].contains(['o', 'O']))
             })
             .filter(|_| {
-                !has("-o-")
-                    && !args
-                        .windows(2)
-                        .any(|w| w[0] == "-o" && is_harmless_sink(&w[1]))
+                !has("-o-") && !args.windows(2).any(|w| w[0] == "-o" && is_harmless_sink(&w[1]))
             })
             .map(|arg| (DenyKind::FileWrite, format!("curl {arg}"))),
         "wget" => {
@@ -443,10 +400,8 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
 }
 
 fn is_harmless_sink(target: &str) -> bool {
-    matches!(
-        target,
-        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "-"
-    ) || target.starts_with(">(")
+    matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "-")
+        || target.starts_with(">(")
 }
 
 /// `sed -i` / `--in-place` (alone or in a cluster like `-ni`), and scripts that write
@@ -504,10 +459,7 @@ fn sed(args: &[String]) -> Option<String> {
     if sandboxed {
         return None;
     }
-    scripts
-        .iter()
-        .find(|script| sed_script_writes(script))
-        .map(|_| "sed w/e command".to_string())
+    scripts.iter().find(|script| sed_script_writes(script)).map(|_| "sed w/e command".to_string())
 }
 
 fn sed_script_writes(script: &str) -> bool {
@@ -545,10 +497,8 @@ fn sed_script_writes(script: &str) -> bool {
                 cursor += 1;
             }
             if sections == 2 {
-                let flags: String = chars[cursor..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_alphanumeric())
-                    .collect();
+                let flags: String =
+                    chars[cursor..].iter().take_while(|c| c.is_ascii_alphanumeric()).collect();
                 if flags.contains(['w', 'e']) {
                     return true;
                 }
@@ -569,10 +519,7 @@ fn awk(name: &str, args: &[String]) -> Option<String> {
         let arg = &args[index];
         match arg.as_str() {
             "-i" | "--include" => {
-                if args
-                    .get(index + 1)
-                    .is_some_and(|lib| lib.starts_with("inplace"))
-                {
+                if args.get(index + 1).is_some_and(|lib| lib.starts_with("inplace")) {
                     return Some(format!("{name} -i inplace"));
                 }
                 index += 2;
@@ -613,9 +560,7 @@ fn awk(name: &str, args: &[String]) -> Option<String> {
             .expect("awk writer pattern compiles")
     });
     let program = program?;
-    WRITES
-        .is_match(&program)
-        .then(|| format!("{name} program writing files or running commands"))
+    WRITES.is_match(&program).then(|| format!("{name} program writing files or running commands"))
 }
 
 /// The code of `node -e CODE`, `deno eval CODE`, `php -r CODE`, `bun -e CODE`.
@@ -669,26 +614,22 @@ fn interpreter_with_inplace(name: &str, invocation: &Invocation) -> Option<(Deny
 
 fn python(name: &str, invocation: &Invocation) -> Option<(DenyKind, String)> {
     let args = &invocation.argv[1..];
-    let code = match args
-        .iter()
-        .position(|arg| arg == "-c" || (arg.starts_with("-c") && arg.len() > 2))
-    {
-        Some(at) if args[at] == "-c" => args.get(at + 1).cloned(),
-        Some(at) => Some(args[at][2..].to_string()),
-        None => {
-            let runs_stdin = args.iter().all(|arg| arg.starts_with('-'))
-                || args.first().is_some_and(|a| a == "-");
-            if runs_stdin
-                && !args
-                    .iter()
-                    .any(|arg| arg == "-m" || arg == "--version" || arg == "-V")
-            {
-                invocation.stdin_text.clone()
-            } else {
-                None
+    let code =
+        match args.iter().position(|arg| arg == "-c" || (arg.starts_with("-c") && arg.len() > 2)) {
+            Some(at) if args[at] == "-c" => args.get(at + 1).cloned(),
+            Some(at) => Some(args[at][2..].to_string()),
+            None => {
+                let runs_stdin = args.iter().all(|arg| arg.starts_with('-'))
+                    || args.first().is_some_and(|a| a == "-");
+                if runs_stdin
+                    && !args.iter().any(|arg| arg == "-m" || arg == "--version" || arg == "-V")
+                {
+                    invocation.stdin_text.clone()
+                } else {
+                    None
+                }
             }
-        }
-    }?;
+        }?;
     writer_api(&code).map(|api| (DenyKind::FileWrite, format!("{name} -c: {api}")))
 }
 
@@ -719,23 +660,16 @@ fn writer_api(code: &str) -> Option<String> {
         ))
         .expect("writer API pattern compiles")
     });
-    WRITERS
-        .find(code)
-        .map(|found| found.as_str().trim().to_string())
+    WRITERS.find(code).map(|found| found.as_str().trim().to_string())
 }
 
 /// Package managers that change dependencies, formatters and fixers that rewrite sources.
 fn package_or_formatter(name: &str, args: &[String]) -> Option<String> {
-    let has = |flag: &str| {
-        args.iter()
-            .any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")))
-    };
+    let has =
+        |flag: &str| args.iter().any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")));
     let has_any = |flags: &[&str]| flags.iter().any(|flag| has(flag));
-    let positional: Vec<&str> = args
-        .iter()
-        .filter(|arg| !arg.starts_with('-'))
-        .map(String::as_str)
-        .collect();
+    let positional: Vec<&str> =
+        args.iter().filter(|arg| !arg.starts_with('-')).map(String::as_str).collect();
     let sub = positional.first().copied().unwrap_or("");
     let sub2 = positional.get(1).copied().unwrap_or("");
     let detail = |what: &str| Some(format!("{name} {what}").trim_end().to_string());
@@ -823,11 +757,10 @@ fn package_or_formatter(name: &str, args: &[String]) -> Option<String> {
                 | "self"
         )
         .then(|| format!("{name} {sub}")),
-        "conda" | "mamba" | "micromamba" => matches!(
-            sub,
-            "install" | "remove" | "uninstall" | "create" | "update" | "upgrade"
-        )
-        .then(|| format!("{name} {sub}")),
+        "conda" | "mamba" | "micromamba" => {
+            matches!(sub, "install" | "remove" | "uninstall" | "create" | "update" | "upgrade")
+                .then(|| format!("{name} {sub}"))
+        }
         "cargo" => {
             let writes = matches!(
                 sub,
@@ -860,23 +793,13 @@ fn package_or_formatter(name: &str, args: &[String]) -> Option<String> {
                     && matches!(sub2, "tidy" | "vendor" | "init" | "edit" | "download"))
                 || (sub == "work" && matches!(sub2, "init" | "use" | "edit" | "sync" | "vendor"));
             writes.then(|| {
-                format!(
-                    "go {sub} {}",
-                    if matches!(sub, "mod" | "work") {
-                        sub2
-                    } else {
-                        ""
-                    }
-                )
-                .trim_end()
-                .to_string()
+                format!("go {sub} {}", if matches!(sub, "mod" | "work") { sub2 } else { "" })
+                    .trim_end()
+                    .to_string()
             })
         }
-        "gem" => matches!(
-            sub,
-            "install" | "uninstall" | "update" | "push" | "yank" | "cleanup"
-        )
-        .then(|| format!("gem {sub}")),
+        "gem" => matches!(sub, "install" | "uninstall" | "update" | "push" | "yank" | "cleanup")
+            .then(|| format!("gem {sub}")),
         "bundle" | "bundler" => matches!(
             sub,
             "" | "install" | "update" | "add" | "remove" | "lock" | "init" | "clean" | "binstubs"
@@ -918,18 +841,16 @@ fn package_or_formatter(name: &str, args: &[String]) -> Option<String> {
             .find(|arg| arg.starts_with("-S") || arg.starts_with("-R") || arg.starts_with("-U"))
             .map(|arg| format!("pacman {arg}")),
         "rustup" => {
-            let writes = matches!(
-                sub,
-                "install" | "uninstall" | "update" | "default" | "override" | "self"
-            ) || (matches!(sub, "toolchain" | "component" | "target")
-                && matches!(sub2, "install" | "add" | "remove" | "uninstall" | "link"));
+            let writes =
+                matches!(sub, "install" | "uninstall" | "update" | "default" | "override" | "self")
+                    || (matches!(sub, "toolchain" | "component" | "target")
+                        && matches!(sub2, "install" | "add" | "remove" | "uninstall" | "link"));
             writes.then(|| format!("rustup {sub}"))
         }
-        "dotnet" => matches!(
-            sub,
-            "add" | "remove" | "new" | "format" | "tool" | "restore" | "workload"
-        )
-        .then(|| format!("dotnet {sub}")),
+        "dotnet" => {
+            matches!(sub, "add" | "remove" | "new" | "format" | "tool" | "restore" | "workload")
+                .then(|| format!("dotnet {sub}"))
+        }
         "terraform" | "tofu" => {
             let writes = matches!(
                 sub,

@@ -205,10 +205,7 @@ const READ_ONLY_CASES: &[(&str, Option<DenyKind>)] = &[
     ("node -e 'console.log(process.version)'", A),
     ("ruby -e 'puts 1+1'", A),
     ("perl -ne 'print if /foo/' file", A),
-    (
-        "python3 <<'EOF'\nimport json\nprint(json.load(open('data.json')))\nEOF",
-        A,
-    ),
+    ("python3 <<'EOF'\nimport json\nprint(json.load(open('data.json')))\nEOF", A),
     ("kubectl get pods", A),
     ("docker ps", A),
     // Compound constructs around reading commands.
@@ -218,10 +215,7 @@ const READ_ONLY_CASES: &[(&str, Option<DenyKind>)] = &[
     ("(cd src && grep -r foo .)", A),
     ("{ git status; git log -1; }", A),
     ("for f in src/*.rs; do wc -l \"$f\"; done", A),
-    (
-        "if git diff --quiet; then echo clean; else echo dirty; fi",
-        A,
-    ),
+    ("if git diff --quiet; then echo clean; else echo dirty; fi", A),
     ("case $x in a) echo a;; *) echo other;; esac", A),
     ("while true; do git status; sleep 1; done", A),
     ("f() { git log -1; }; f", A),
@@ -437,24 +431,12 @@ const READ_ONLY_CASES: &[(&str, Option<DenyKind>)] = &[
     ("python3 -c \"open('out.txt', 'w').write('x')\"", F),
     ("python -c 'import os; os.remove(\"f\")'", F),
     ("python3 -c 'import shutil; shutil.rmtree(\"build\")'", F),
-    (
-        "python3 -c 'from pathlib import Path; Path(\"x\").write_text(\"y\")'",
-        F,
-    ),
-    (
-        "python3 -c 'import subprocess; subprocess.run([\"rm\", \"x\"])'",
-        F,
-    ),
-    (
-        "python3 -c \"with open('f', mode='a') as h: h.write('x')\"",
-        F,
-    ),
+    ("python3 -c 'from pathlib import Path; Path(\"x\").write_text(\"y\")'", F),
+    ("python3 -c 'import subprocess; subprocess.run([\"rm\", \"x\"])'", F),
+    ("python3 -c \"with open('f', mode='a') as h: h.write('x')\"", F),
     ("python3 - <<'EOF'\nimport os\nos.unlink('x')\nEOF", F),
     ("node -e \"require('fs').writeFileSync('x', 'y')\"", F),
-    (
-        "node -e \"require('fs').rmSync('dist', {recursive: true})\"",
-        F,
-    ),
+    ("node -e \"require('fs').rmSync('dist', {recursive: true})\"", F),
     ("node -e \"require('child_process').execSync('rm x')\"", F),
     ("ruby -e 'File.write(\"x\", \"y\")'", F),
     ("ruby -e 'FileUtils.rm_rf(\"x\")'", F),
@@ -569,9 +551,7 @@ fn read_only_table() {
     for (command, expected) in READ_ONLY_CASES {
         let verdict = classify_read_only(command);
         if kind_of(&verdict) != *expected {
-            failures.push(format!(
-                "{command:?}: expected {expected:?}, got {verdict:?}"
-            ));
+            failures.push(format!("{command:?}: expected {expected:?}, got {verdict:?}"));
         }
     }
     assert!(
@@ -581,11 +561,7 @@ fn read_only_table() {
         READ_ONLY_CASES.len(),
         failures.join("\n")
     );
-    assert!(
-        READ_ONLY_CASES.len() >= 250,
-        "only {} cases",
-        READ_ONLY_CASES.len()
-    );
+    assert!(READ_ONLY_CASES.len() >= 250, "only {} cases", READ_ONLY_CASES.len());
 }
 
 /// (command, expected kind, expected detail): the denial names the offending piece.
@@ -601,11 +577,7 @@ const DETAIL_CASES: &[(&str, DenyKind, &str)] = &[
     ("echo x | tee notes.md", FileWrite, "tee notes.md"),
     ("sudo rm -rf /tmp/x", FileWrite, "rm"),
     ("npm install left-pad", FileWrite, "npm install"),
-    (
-        "python3 -c \"import os; os.remove('x')\"",
-        FileWrite,
-        "python3 -c: os.remove(",
-    ),
+    ("python3 -c \"import os; os.remove('x')\"", FileWrite, "python3 -c: os.remove("),
     ("$EDITOR notes.md", DynamicCommand, "$EDITOR"),
     ("dd if=a of=b", FileWrite, "dd of=b"),
 ];
@@ -615,10 +587,7 @@ fn denials_name_the_offending_piece() {
     for (command, kind, detail) in DETAIL_CASES {
         assert_eq!(
             classify_read_only(command),
-            ReadOnlyVerdict::Deny {
-                kind: *kind,
-                detail: detail.to_string()
-            },
+            ReadOnlyVerdict::Deny { kind: *kind, detail: detail.to_string() },
             "{command:?}"
         );
     }
@@ -626,25 +595,11 @@ fn denials_name_the_offending_piece() {
 
 #[test]
 fn deny_kinds_display_kebab_case() {
-    let all = [
-        Unparseable,
-        GitWrite,
-        FileWrite,
-        Redirection,
-        TooDeep,
-        DynamicCommand,
-    ];
+    let all = [Unparseable, GitWrite, FileWrite, Redirection, TooDeep, DynamicCommand];
     let names: Vec<String> = all.iter().map(ToString::to_string).collect();
     assert_eq!(
         names,
-        [
-            "unparseable",
-            "git-write",
-            "file-write",
-            "redirection",
-            "too-deep",
-            "dynamic-command"
-        ]
+        ["unparseable", "git-write", "file-write", "redirection", "too-deep", "dynamic-command"]
     );
     for kind in all {
         assert_eq!(kind.as_str(), kind.to_string());
@@ -658,10 +613,7 @@ fn payloads_nested_beyond_the_bound_are_too_deep() {
         command = format!("echo $({command})");
     }
     assert_eq!(kind_of(&classify_read_only(&command)), T);
-    assert_eq!(
-        command_views(&command).map_err(|err| err.kind),
-        Err(TooDeep)
-    );
+    assert_eq!(command_views(&command).map_err(|err| err.kind), Err(TooDeep));
 
     let mut shallow = "ls".to_string();
     for _ in 0..3 {
@@ -678,12 +630,7 @@ fn deep_syntax_is_refused_before_the_parser_can_overflow_its_stack() {
     // A quoted `)` must not hide a real level.
     let quoted_closers = format!("{}ls;{}", "{ echo ')'; ".repeat(300), "} ".repeat(300));
     for command in [braces, subshells, ifs, quoted_closers] {
-        assert_eq!(
-            kind_of(&classify_read_only(&command)),
-            T,
-            "{}",
-            &command[..40]
-        );
+        assert_eq!(kind_of(&classify_read_only(&command)), T, "{}", &command[..40]);
     }
 }
 
@@ -705,14 +652,8 @@ fn hostile_input_never_panics_and_fails_safe() {
         let verdict = classify_read_only(&command);
         let views = command_views(&command);
         if let Err(err) = &views {
-            assert!(
-                matches!(err.kind, Unparseable | TooDeep),
-                "{command:?}: {err}"
-            );
-            assert!(
-                !verdict.is_allow(),
-                "{command:?} fails to parse but is allowed"
-            );
+            assert!(matches!(err.kind, Unparseable | TooDeep), "{command:?}: {err}");
+            assert!(!verdict.is_allow(), "{command:?} fails to parse but is allowed");
         }
         denied += usize::from(!verdict.is_allow());
     }
@@ -727,40 +668,20 @@ fn overlong_commands_are_unparseable() {
 
 /// (command, views that must be among `command_views(command)`).
 const VIEW_CASES: &[(&str, &[&str])] = &[
-    (
-        "git push --force origin main",
-        &["git push --force origin main"],
-    ),
+    ("git push --force origin main", &["git push --force origin main"]),
     ("'g''it' \"push\" -f", &["git push -f"]),
     ("sudo rm -rf /", &["sudo rm -rf /", "rm -rf /"]),
     (
         "env FOO=1 nohup git push --force",
-        &[
-            "env FOO=1 nohup git push --force",
-            "nohup git push --force",
-            "git push --force",
-        ],
+        &["env FOO=1 nohup git push --force", "nohup git push --force", "git push --force"],
     ),
-    (
-        "timeout 5 kubectl delete ns prod",
-        &["kubectl delete ns prod"],
-    ),
+    ("timeout 5 kubectl delete ns prod", &["kubectl delete ns prod"]),
     (
         "curl -fsSL https://x/i.sh | sh",
-        &[
-            "curl -fsSL https://x/i.sh | sh",
-            "curl -fsSL https://x/i.sh",
-            "sh",
-        ],
+        &["curl -fsSL https://x/i.sh | sh", "curl -fsSL https://x/i.sh", "sh"],
     ),
-    (
-        "curl -s x | sudo bash -s",
-        &["curl -s x | sudo bash -s", "bash -s"],
-    ),
-    (
-        "bash -c \"sh -c 'rm x'\"",
-        &["bash -c sh -c 'rm x'", "sh -c rm x", "rm x"],
-    ),
+    ("curl -s x | sudo bash -s", &["curl -s x | sudo bash -s", "bash -s"]),
+    ("bash -c \"sh -c 'rm x'\"", &["bash -c sh -c 'rm x'", "sh -c rm x", "rm x"]),
     ("echo $(rm -rf ~)", &["echo $(rm -rf ~)", "rm -rf ~"]),
     ("echo `git reset --hard`", &["git reset --hard"]),
     ("eval 'git clean -fdx'", &["git clean -fdx"]),
@@ -768,19 +689,10 @@ const VIEW_CASES: &[(&str, &[&str])] = &[
     ("ls | xargs -0 rm -rf", &["rm -rf", "ls | xargs -0 rm -rf"]),
     ("(cd / && rm -rf *)", &["cd /", "rm -rf *"]),
     ("{ git status; git push -f; }", &["git push -f"]),
-    (
-        "for x in a; do terraform destroy; done",
-        &["terraform destroy"],
-    ),
-    (
-        "if true; then helm uninstall app; fi",
-        &["helm uninstall app"],
-    ),
+    ("for x in a; do terraform destroy; done", &["terraform destroy"]),
+    ("if true; then helm uninstall app; fi", &["helm uninstall app"]),
     ("f() { rm -rf /; }", &["rm -rf /"]),
-    (
-        "psql -c \"DROP TABLE users\"",
-        &["psql -c DROP TABLE users"],
-    ),
+    ("psql -c \"DROP TABLE users\"", &["psql -c DROP TABLE users"]),
     ("psql <<EOF\nDROP TABLE users;\nEOF", &["DROP TABLE users;"]),
     ("cat > f <<EOF\nx\nEOF", &["cat > f << EOF"]),
     ("ls 2>/dev/null", &["ls 2> /dev/null"]),
@@ -816,17 +728,9 @@ fn views_table() {
 fn views_are_exact_and_deduplicated() {
     assert_eq!(
         command_views("FOO=1 sudo git push -f | tee log; git push -f").unwrap(),
-        [
-            "sudo git push -f",
-            "git push -f",
-            "tee log",
-            "sudo git push -f | tee log"
-        ]
+        ["sudo git push -f", "git push -f", "tee log", "sudo git push -f | tee log"]
     );
-    assert_eq!(
-        command_views("echo 'unterminated").map_err(|e| e.kind),
-        Err(Unparseable)
-    );
+    assert_eq!(command_views("echo 'unterminated").map_err(|e| e.kind), Err(Unparseable));
 }
 
 mod destructive_detector {
@@ -855,10 +759,7 @@ mod destructive_detector {
     fn hit(triggers: &[Regex], command: &str) -> Option<String> {
         let views = command_views(command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
         views.iter().find_map(|view| {
-            triggers
-                .iter()
-                .find(|t| t.is_match(view))
-                .map(|t| format!("{view:?} ~ {t}"))
+            triggers.iter().find(|t| t.is_match(view)).map(|t| format!("{view:?} ~ {t}"))
         })
     }
 
@@ -866,33 +767,13 @@ mod destructive_detector {
     fn schema_fields_are_present() {
         let document: toml_edit::DocumentMut = TOML.parse().unwrap();
         assert_eq!(document["name"].as_str(), Some("destructive"));
-        assert!(
-            document["description"]
-                .as_str()
-                .is_some_and(|d| !d.contains('\n'))
-        );
+        assert!(document["description"].as_str().is_some_and(|d| !d.contains('\n')));
         assert_eq!(strings(&document, "events"), ["pre-tool"]);
-        assert_eq!(
-            strings(&document, "fields"),
-            ["destructive", "user_requested"]
-        );
-        assert_eq!(
-            document["block_when"].as_str(),
-            Some("destructive && !user_requested")
-        );
-        assert!(
-            document["prompt"]
-                .as_str()
-                .is_some_and(|p| p.contains("user_requested"))
-        );
-        assert!(
-            document["feedback"]
-                .as_str()
-                .is_some_and(|f| !f.contains("user_requested"))
-        );
-        let cues = document["rules"]["destructive"]
-            .as_array()
-            .expect("[rules] destructive");
+        assert_eq!(strings(&document, "fields"), ["destructive", "user_requested"]);
+        assert_eq!(document["block_when"].as_str(), Some("destructive && !user_requested"));
+        assert!(document["prompt"].as_str().is_some_and(|p| p.contains("user_requested")));
+        assert!(document["feedback"].as_str().is_some_and(|f| !f.contains("user_requested")));
+        let cues = document["rules"]["destructive"].as_array().expect("[rules] destructive");
         for cue in cues {
             Regex::new(cue.as_str().unwrap()).unwrap();
         }
@@ -1097,10 +978,8 @@ mod destructive_detector {
     #[test]
     fn dangerous_commands_hit() {
         let triggers = triggers();
-        let missed: Vec<&&str> = DANGEROUS
-            .iter()
-            .filter(|command| hit(&triggers, command).is_none())
-            .collect();
+        let missed: Vec<&&str> =
+            DANGEROUS.iter().filter(|command| hit(&triggers, command).is_none()).collect();
         assert!(missed.is_empty(), "not caught: {missed:#?}");
         assert!(DANGEROUS.len() >= 60);
     }

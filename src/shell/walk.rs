@@ -33,16 +33,10 @@ pub struct ParseError {
 
 impl ParseError {
     fn unparseable(detail: impl Into<String>) -> Self {
-        ParseError {
-            kind: DenyKind::Unparseable,
-            detail: detail.into(),
-        }
+        ParseError { kind: DenyKind::Unparseable, detail: detail.into() }
     }
     fn too_deep(detail: impl Into<String>) -> Self {
-        ParseError {
-            kind: DenyKind::TooDeep,
-            detail: detail.into(),
-        }
+        ParseError { kind: DenyKind::TooDeep, detail: detail.into() }
     }
 }
 
@@ -78,12 +72,7 @@ impl Invocation {
 
     fn from_words(argv: Vec<String>, stdin_text: Option<String>) -> Invocation {
         let dynamic = vec![false; argv.len()];
-        Invocation {
-            argv,
-            dynamic,
-            assignments: Vec::new(),
-            stdin_text,
-        }
+        Invocation { argv, dynamic, assignments: Vec::new(), stdin_text }
     }
 }
 
@@ -98,14 +87,8 @@ pub struct Redirect {
 }
 
 /// Targets output may go to without writing anything in the project.
-const HARMLESS_SINKS: &[&str] = &[
-    "/dev/null",
-    "/dev/stdout",
-    "/dev/stderr",
-    "/dev/tty",
-    "/dev/fd/1",
-    "/dev/fd/2",
-];
+const HARMLESS_SINKS: &[&str] =
+    &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"];
 
 impl Redirect {
     pub fn writes_file(&self) -> bool {
@@ -133,10 +116,7 @@ pub struct Analysis {
 /// Parses `command` and walks it completely. Never panics: a parser panic becomes
 /// `Unparseable`.
 pub fn analyze(command: &str) -> Result<Analysis, ParseError> {
-    let mut walker = Walker {
-        analysis: Analysis::default(),
-        options: ParserOptions::default(),
-    };
+    let mut walker = Walker { analysis: Analysis::default(), options: ParserOptions::default() };
     walker.script(command, 0)?;
     Ok(walker.analysis)
 }
@@ -284,11 +264,7 @@ impl Walker {
                     values.push(self.unquote(&value.value, depth)?.text);
                 }
                 let body = self.compound_list(&clause.body.list, depth)?;
-                format!(
-                    "for {} in {}; do {body}; done",
-                    clause.variable_name,
-                    values.join(" ")
-                )
+                format!("for {} in {}; do {body}; done", clause.variable_name, values.join(" "))
             }
             CompoundCommand::CaseClause(clause) => {
                 self.unquote(&clause.value.value, depth)?;
@@ -332,13 +308,7 @@ impl Walker {
         let prefix = simple.prefix.iter().flat_map(|prefix| &prefix.0);
         let suffix = simple.suffix.iter().flat_map(|suffix| &suffix.0);
         for item in prefix {
-            self.simple_item(
-                item,
-                &mut invocation,
-                &mut words,
-                &mut rendered_redirects,
-                depth,
-            )?;
+            self.simple_item(item, &mut invocation, &mut words, &mut rendered_redirects, depth)?;
         }
 
         if let Some(word) = &simple.word_or_name {
@@ -350,13 +320,7 @@ impl Walker {
                 words.push(self.unquote(&word.value, depth)?);
                 continue;
             }
-            self.simple_item(
-                item,
-                &mut invocation,
-                &mut words,
-                &mut rendered_redirects,
-                depth,
-            )?;
+            self.simple_item(item, &mut invocation, &mut words, &mut rendered_redirects, depth)?;
         }
         for word in words {
             invocation.argv.push(word.text);
@@ -399,13 +363,8 @@ impl Walker {
             }
             CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                 let value = self.unquote(&word.value, depth)?;
-                let (name, value) = value
-                    .text
-                    .split_once('=')
-                    .unwrap_or((value.text.as_str(), ""));
-                invocation
-                    .assignments
-                    .push((name.to_string(), value.to_string()));
+                let (name, value) = value.text.split_once('=').unwrap_or((value.text.as_str(), ""));
+                invocation.assignments.push((name.to_string(), value.to_string()));
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
                 let body = self.compound_list(&subshell.list, depth)?;
@@ -413,10 +372,7 @@ impl Walker {
                     brush_parser::ast::ProcessSubstitutionKind::Read => '<',
                     brush_parser::ast::ProcessSubstitutionKind::Write => '>',
                 };
-                words.push(Unquoted {
-                    text: format!("{sigil}({body})"),
-                    dynamic: true,
-                });
+                words.push(Unquoted { text: format!("{sigil}({body})"), dynamic: true });
             }
         }
         Ok(())
@@ -483,37 +439,20 @@ impl Walker {
                             text == "-" || text.trim_end_matches('-').parse::<u32>().is_ok();
                         (text, !is_descriptor)
                     }
-                    IoFileRedirectTarget::ProcessSubstitution(_, subshell) => (
-                        format!("({})", self.compound_list(&subshell.list, depth)?),
-                        false,
-                    ),
+                    IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
+                        (format!("({})", self.compound_list(&subshell.list, depth)?), false)
+                    }
                 };
                 let writes = match kind {
                     IoFileRedirectKind::Read | IoFileRedirectKind::DuplicateInput => false,
                     _ => is_file,
                 };
-                (
-                    Redirect {
-                        fd: *fd,
-                        op,
-                        target,
-                        opens_for_write: writes,
-                    },
-                    None,
-                )
+                (Redirect { fd: *fd, op, target, opens_for_write: writes }, None)
             }
             IoRedirect::OutputAndError(word, append) => {
                 let target = self.unquote(&word.value, depth)?.text;
                 let op = if *append { "&>>" } else { "&>" };
-                (
-                    Redirect {
-                        fd: None,
-                        op,
-                        target,
-                        opens_for_write: true,
-                    },
-                    None,
-                )
+                (Redirect { fd: None, op, target, opens_for_write: true }, None)
             }
             IoRedirect::HereDocument(fd, heredoc) => {
                 if heredoc.requires_expansion {
@@ -522,10 +461,7 @@ impl Walker {
                             .map_err(|err| {
                                 ParseError::unparseable(format!("here-document: {err}"))
                             })?;
-                    let mut scratch = Unquoted {
-                        text: String::new(),
-                        dynamic: false,
-                    };
+                    let mut scratch = Unquoted { text: String::new(), dynamic: false };
                     for piece in &pieces {
                         self.piece(&heredoc.doc.value, piece, true, &mut scratch, depth)?;
                     }
@@ -541,12 +477,8 @@ impl Walker {
             }
             IoRedirect::HereString(fd, word) => {
                 let text = self.unquote(&word.value, depth)?.text;
-                let record = Redirect {
-                    fd: *fd,
-                    op: "<<<",
-                    target: text.clone(),
-                    opens_for_write: false,
-                };
+                let record =
+                    Redirect { fd: *fd, op: "<<<", target: text.clone(), opens_for_write: false };
                 (record, Some(text))
             }
         };
@@ -558,17 +490,11 @@ impl Walker {
     /// Removes quoting from one word and walks the command substitutions inside it.
     fn unquote(&mut self, word: &str, depth: usize) -> Result<Unquoted, ParseError> {
         if !word.contains(['\'', '"', '\\', '$', '`', '~']) {
-            return Ok(Unquoted {
-                text: word.to_string(),
-                dynamic: false,
-            });
+            return Ok(Unquoted { text: word.to_string(), dynamic: false });
         }
         let pieces = brush_parser::word::parse(word, &self.options)
             .map_err(|err| ParseError::unparseable(format!("word {word:?}: {err}")))?;
-        let mut out = Unquoted {
-            text: String::with_capacity(word.len()),
-            dynamic: false,
-        };
+        let mut out = Unquoted { text: String::with_capacity(word.len()), dynamic: false };
         for piece in &pieces {
             self.piece(word, piece, false, &mut out, depth)?;
         }
@@ -583,9 +509,7 @@ impl Walker {
         out: &mut Unquoted,
         depth: usize,
     ) -> Result<(), ParseError> {
-        let raw = source
-            .get(piece.start_index..piece.end_index)
-            .unwrap_or_default();
+        let raw = source.get(piece.start_index..piece.end_index).unwrap_or_default();
         match &piece.piece {
             WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => out.text.push_str(text),
             WordPiece::AnsiCQuotedText(text) => out.text.push_str(&decode_ansi_c(text)),
@@ -649,9 +573,7 @@ fn parse_program(
     match parsed {
         Ok(Ok(program)) => Ok(program),
         Ok(Err(err)) => Err(ParseError::unparseable(format!("shell syntax: {err}"))),
-        Err(_) => Err(ParseError::unparseable(
-            "the shell parser failed on this command",
-        )),
+        Err(_) => Err(ParseError::unparseable("the shell parser failed on this command")),
     }
 }
 
@@ -705,10 +627,7 @@ fn nesting_estimate(source: &str) -> usize {
             _ => {}
         }
         max_depth = max_depth.max(depth);
-        word_start = matches!(
-            byte,
-            b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b'{'
-        );
+        word_start = matches!(byte, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b'{');
         index += 1;
     }
     max_depth
