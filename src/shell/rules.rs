@@ -116,7 +116,10 @@ fn shell_payload(invocation: &Invocation) -> Option<String> {
 fn shell_reads_pipe(invocation: &Invocation) -> bool {
     let argv = &invocation.argv;
     invocation.stdin_text.is_none()
-        && !argv.iter().skip(1).any(|arg| !arg.starts_with('-') || arg.contains('c'))
+        && !argv
+            .iter()
+            .skip(1)
+            .any(|arg| !arg.starts_with('-') || (!arg.starts_with("--") && arg.contains('c')))
         && !argv.iter().skip(1).any(|arg| arg == "--version" || arg == "--help")
 }
 
@@ -299,6 +302,14 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
     if invocation.dynamic.first().copied().unwrap_or(false) {
         return Some((DenyKind::DynamicCommand, argv[0].clone()));
     }
+    // `{rm,-rf,x}` and `/bin/r?` become other commands after brace and glob expansion.
+    let expands = |word: &str| {
+        word != "["
+            && (word.contains(['*', '?', '[']) || (word.contains('{') && word.contains([',', '.'])))
+    };
+    if expands(&argv[0]) {
+        return Some((DenyKind::DynamicCommand, argv[0].clone()));
+    }
     let name = program_name(&argv[0]);
     let args = &argv[1..];
     let file_write = |detail: String| Some((DenyKind::FileWrite, detail));
@@ -345,17 +356,29 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
             })
             .map(|arg| (DenyKind::FileWrite, format!("find {arg}"))),
         "tar" | "bsdtar" => {
-            let mode_cluster = sub.trim_start_matches('-');
-            let writes_mode = (!sub.starts_with("--")
-                && mode_cluster.contains(['c', 'x', 'r', 'u', 'A']))
+            // Mode letters sit in the first word (`tar xzf`) or in any short-option cluster.
+            let clusters: Vec<&str> = args
+                .iter()
+                .enumerate()
+                .filter(|(at, arg)| {
+                    (*at == 0 && !arg.starts_with('-'))
+                        || (arg.starts_with('-') && !arg.starts_with("--"))
+                })
+                .map(|(_, arg)| arg.trim_start_matches('-'))
+                .collect();
+            let writes_mode = clusters.iter().any(|c| c.contains(['c', 'x', 'r', 'u', 'A']))
                 || has_any(&["--create", "--extract", "--get", "--append", "--update", "--delete"]);
-            let to_stdout = has_any(&["-O", "--to-stdout"]) || has_any(&["-f-", "--file=-"]);
+            let to_stdout = has_any(&["-", "--to-stdout", "--file=-"])
+                || clusters.iter().any(|cluster| cluster.contains('O'));
             (writes_mode && !to_stdout).then(|| (DenyKind::FileWrite, format!("tar {sub}")))
         }
         "unzip" => (!has_any(&["-l", "-t", "-p", "-v", "-Z", "-z"]))
             .then(|| (DenyKind::FileWrite, "unzip".to_string())),
         "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "zstd" | "unzstd" | "lz4"
-        | "brotli" => (!has_any(&["-c", "--stdout", "-l", "--list", "-t", "--test"])
+        | "brotli" => (!has_any(&["--stdout", "--to-stdout", "--list", "--test"])
+            && !args.iter().any(|arg| {
+                arg.starts_with('-') && !arg.starts_with("--") && arg.contains(['c', 'l', 't'])
+            })
             && args.iter().any(|arg| !arg.starts_with('-')))
         .then(|| (DenyKind::FileWrite, name.to_string())),
         "curl" => args
@@ -391,12 +414,64 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                 || args.iter().any(|arg| arg == "--output-document=-");
             (!to_stdout).then(|| (DenyKind::FileWrite, "wget".to_string()))
         }
+        "gh" => gh(args).map(|detail| (DenyKind::GitWrite, detail)),
         "make" | "gmake" => args
             .iter()
             .find(|arg| matches!(arg.as_str(), "install" | "uninstall"))
             .map(|target| (DenyKind::FileWrite, format!("make {target}"))),
         _ => package_or_formatter(name, args).map(|detail| (DenyKind::FileWrite, detail)),
     }
+}
+
+/// GitHub CLI calls that change the local checkout, refs or the remote repository's code.
+/// Reading and discussing (`pr view/diff/checks`, `pr comment`, `pr review`, issues) stay open:
+/// reporting findings is a reviewer's job.
+fn gh(args: &[String]) -> Option<String> {
+    let positional: Vec<&str> =
+        args.iter().filter(|arg| !arg.starts_with('-')).map(String::as_str).collect();
+    let (group, action) = (positional.first().copied()?, positional.get(1).copied().unwrap_or(""));
+    let writes = match group {
+        "pr" => matches!(
+            action,
+            "merge"
+                | "checkout"
+                | "co"
+                | "create"
+                | "close"
+                | "reopen"
+                | "ready"
+                | "edit"
+                | "revert"
+                | "update-branch"
+        ),
+        "repo" => matches!(
+            action,
+            "delete"
+                | "clone"
+                | "create"
+                | "fork"
+                | "rename"
+                | "archive"
+                | "sync"
+                | "edit"
+                | "set-default"
+        ),
+        "release" => matches!(action, "create" | "delete" | "upload" | "edit" | "delete-asset"),
+        "workflow" => matches!(action, "run" | "enable" | "disable"),
+        "run" => matches!(action, "rerun" | "cancel" | "delete"),
+        "api" => args.iter().any(|arg| {
+            matches!(
+                arg.as_str(),
+                "-X" | "--method" | "-f" | "-F" | "--field" | "--raw-field" | "--input"
+            ) || arg.starts_with("--method=")
+                || arg.starts_with("-X")
+        }),
+        "secret" | "variable" | "label" | "ruleset" | "cache" => {
+            matches!(action, "set" | "delete" | "create" | "edit" | "clone")
+        }
+        _ => false,
+    };
+    writes.then(|| format!("gh {group} {action}").trim_end().to_string())
 }
 
 fn is_harmless_sink(target: &str) -> bool {
@@ -606,6 +681,9 @@ fn interpreter_with_inplace(name: &str, invocation: &Invocation) -> Option<(Deny
     }
     if code.is_empty() && index >= args.len() {
         code.extend(invocation.stdin_text.clone());
+    }
+    if code.iter().any(|code| code.contains('`')) {
+        return Some((DenyKind::FileWrite, format!("{name} one-liner: backticks run a command")));
     }
     code.iter()
         .find_map(|code| writer_api(code))

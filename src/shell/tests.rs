@@ -995,3 +995,105 @@ mod destructive_detector {
         assert!(EVERYDAY.len() >= 60);
     }
 }
+
+#[test]
+fn long_flat_commands_are_not_mistaken_for_deep_ones() {
+    let step = "git status && echo \"step $(date +%s) (done)\" | grep -c x; ";
+    let command = format!("{}for f in src/*.rs; do wc -l \"$f\"; done", step.repeat(60));
+    assert!(command.len() > 2000);
+    assert_eq!(classify_read_only(&command), ReadOnlyVerdict::Allow);
+    let views = command_views(&command).unwrap();
+    assert!(views.contains(&"wc -l $f".to_string()), "{views:?}");
+}
+
+#[test]
+fn quote_removal_matches_the_shell() {
+    let cases = [
+        ("'a b'", "a b"),
+        ("\"a b\"", "a b"),
+        ("a\\ b", "a b"),
+        ("'g''it'", "git"),
+        ("\"a\\\"b\"", "a\"b"),
+        ("\"a\\nb\"", "a\\nb"),
+        ("'a\\b'", "a\\b"),
+        ("\\r\"m\"", "rm"),
+        ("x\"'\"y", "x'y"),
+        ("\"$HOME\"/x", "$HOME/x"),
+        ("$'a\\tb'", "a\tb"),
+    ];
+    for (word, expected) in cases {
+        let views = command_views(&format!("echo {word}")).unwrap();
+        assert_eq!(views, [format!("echo {expected}")], "{word}");
+    }
+}
+
+/// More cases: archive modes, brace and glob command names, GitHub CLI, wrapper edge cases.
+const MORE_CASES: &[(&str, Option<DenyKind>)] = &[
+    ("tar -C out -xf a.tar", F),
+    ("tar -czf - src | wc -c", A),
+    ("tar -xOf a.tar file", A),
+    ("gzip -dc log.gz | head", A),
+    ("gzip -d log.gz", F),
+    ("{rm,-rf,build}", D),
+    ("/bin/r? file", D),
+    ("[ -f x ]", A),
+    ("gh pr view 12", A),
+    ("gh pr diff 12", A),
+    ("gh pr checks", A),
+    ("gh pr comment 12 --body 'see line 3'", A),
+    ("gh issue list", A),
+    ("gh api repos/o/r/pulls", A),
+    ("gh pr merge 12 --squash", G),
+    ("gh pr checkout 12", G),
+    ("gh api -X DELETE repos/o/r", G),
+    ("gh repo delete o/r --yes", G),
+    ("timeout", A),
+    ("timeout --help", A),
+    ("sudo", A),
+    ("env -u", A),
+    ("env -S", A),
+    ("xargs", A),
+    ("find . -exec", A),
+    ("nice -n", A),
+    ("curl -s x | bash --norc", D),
+    ("perl -e 'print `rm x`'", F),
+    ("ruby -e 'system(\"rm x\")'", F),
+];
+
+#[test]
+fn more_read_only_cases() {
+    let failures: Vec<String> = MORE_CASES
+        .iter()
+        .filter_map(|(command, expected)| {
+            let verdict = classify_read_only(command);
+            (kind_of(&verdict) != *expected)
+                .then(|| format!("{command:?}: expected {expected:?}, got {verdict:?}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn word_soup_of_wrappers_and_options_never_panics() {
+    let vocabulary = [
+        "timeout", "sudo", "env", "-S", "-u", "-c", "--", "xargs", "find", "-exec", ";", "+",
+        "bash", "sh", "eval", "nice", "-n", "git", "-C", "push", "commit", "rm", "-rf", "sed",
+        "-i", "-e", "perl", "python3", "-m", "awk", "tar", "-x", "curl", "-o", "tee", "|", "&&",
+        "npx", "watch", "su", "command", "-v", "find", "-delete", "dd", "of=x", "'a b'", "\"$x\"",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..4000 {
+        let mut words = Vec::new();
+        for _ in 0..(1 + state % 9) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            words.push(vocabulary[(state % vocabulary.len() as u64) as usize]);
+        }
+        let command = words.join(" ");
+        let verdict = classify_read_only(&command);
+        if command_views(&command).is_err() {
+            assert!(!verdict.is_allow(), "{command:?}");
+        }
+    }
+}

@@ -63,8 +63,8 @@ pub struct Invocation {
 impl Invocation {
     fn nested(&self, from: usize) -> Invocation {
         Invocation {
-            argv: self.argv[from..].to_vec(),
-            dynamic: self.dynamic[from..].to_vec(),
+            argv: self.argv.get(from..).unwrap_or_default().to_vec(),
+            dynamic: self.dynamic.get(from..).unwrap_or_default().to_vec(),
             assignments: Vec::new(),
             stdin_text: self.stdin_text.clone(),
         }
@@ -489,8 +489,9 @@ impl Walker {
 
     /// Removes quoting from one word and walks the command substitutions inside it.
     fn unquote(&mut self, word: &str, depth: usize) -> Result<Unquoted, ParseError> {
-        if !word.contains(['\'', '"', '\\', '$', '`', '~']) {
-            return Ok(Unquoted { text: word.to_string(), dynamic: false });
+        if !word.contains(['$', '`']) {
+            // No expansion inside: quote removal alone, without the (slower) word parser.
+            return Ok(Unquoted { text: remove_quotes(word), dynamic: false });
         }
         let pieces = brush_parser::word::parse(word, &self.options)
             .map_err(|err| ParseError::unparseable(format!("word {word:?}: {err}")))?;
@@ -577,60 +578,112 @@ fn parse_program(
     }
 }
 
-/// An upper-bound-leaning estimate of how deeply `source` nests, computed without parsing so
-/// that pathological input never reaches the recursive parser. Quotes are honoured so that a
-/// `)` inside `'...'` does not hide a real level; keywords count as levels.
+/// An estimate of how deeply `source` nests, computed without parsing so that pathological
+/// input never reaches the recursive parser. A small lexer keeps a stack of open contexts
+/// (parentheses, `$(`, braces, backticks, double quotes) so that a `)` inside quotes neither
+/// hides nor closes a real level; compound keywords (`if`, `while`, `for`, `case`...) count as
+/// levels too.
 fn nesting_estimate(source: &str) -> usize {
+    #[derive(PartialEq)]
+    enum Open {
+        Paren,
+        Brace,
+        Backtick,
+        Double,
+    }
     let bytes = source.as_bytes();
-    let mut depth: usize = 0;
+    let mut stack: Vec<Open> = Vec::new();
+    let mut keywords: usize = 0;
     let mut max_depth: usize = 0;
-    let mut in_single = false;
-    let mut in_double = false;
     let mut index = 0;
     let mut word_start = true;
     while index < bytes.len() {
         let byte = bytes[index];
-        if in_single {
-            in_single = byte != b'\'';
+        let next = bytes.get(index + 1).copied();
+        if stack.last() == Some(&Open::Double) {
+            match byte {
+                b'"' => {
+                    stack.pop();
+                }
+                b'\\' => index += 1,
+                b'$' if next == Some(b'(') => {
+                    stack.push(Open::Paren);
+                    index += 1;
+                }
+                b'`' => stack.push(Open::Backtick),
+                _ => {}
+            }
             index += 1;
+            word_start = false;
+            max_depth = max_depth.max(stack.len() + keywords);
             continue;
         }
         match byte {
-            b'\\' => {
-                index += 2;
-                word_start = false;
-                continue;
+            b'\'' => {
+                index = bytes[index + 1..]
+                    .iter()
+                    .position(|&b| b == b'\'')
+                    .map_or(bytes.len(), |offset| index + 1 + offset);
             }
-            b'\'' if !in_double => in_single = true,
-            b'"' => in_double = !in_double,
-            b'(' if !in_double || index > 0 && bytes[index - 1] == b'$' => depth += 1,
-            b'{' if !in_double => depth += 1,
-            b')' | b'}' if !in_double => depth = depth.saturating_sub(1),
-            b'`' => depth += 1,
-            _ if word_start && !in_double && byte.is_ascii_alphabetic() => {
+            b'\\' => index += 1,
+            b'"' => stack.push(Open::Double),
+            b'(' => stack.push(Open::Paren),
+            b'{' => stack.push(Open::Brace),
+            b')' if stack.last() == Some(&Open::Paren) => {
+                stack.pop();
+            }
+            b'}' if stack.last() == Some(&Open::Brace) => {
+                stack.pop();
+            }
+            b'`' if stack.last() == Some(&Open::Backtick) => {
+                stack.pop();
+            }
+            b'`' => stack.push(Open::Backtick),
+            _ if word_start && byte.is_ascii_alphabetic() => {
                 let end = bytes[index..]
                     .iter()
                     .position(|b| !b.is_ascii_alphabetic())
                     .map_or(bytes.len(), |offset| index + offset);
                 match &source[index..end] {
-                    "if" | "while" | "until" | "for" | "case" | "select" | "do" | "then" => {
-                        depth += 1
-                    }
-                    "fi" | "done" | "esac" => depth = depth.saturating_sub(2),
+                    "if" | "while" | "until" | "for" | "case" | "select" => keywords += 1,
+                    "fi" | "done" | "esac" => keywords = keywords.saturating_sub(1),
                     _ => {}
                 }
-                max_depth = max_depth.max(depth);
                 index = end;
                 word_start = false;
+                max_depth = max_depth.max(stack.len() + keywords);
                 continue;
             }
             _ => {}
         }
-        max_depth = max_depth.max(depth);
+        max_depth = max_depth.max(stack.len() + keywords);
         word_start = matches!(byte, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b'{');
         index += 1;
     }
     max_depth
+}
+
+/// Quote removal for a word without expansions: `'a b'`, `"a b"`, `a\ b` all give `a b`.
+fn remove_quotes(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut chars = word.chars();
+    let mut in_double = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !in_double => out.extend(chars.by_ref().take_while(|&c| c != '\'')),
+            '"' => in_double = !in_double,
+            '\\' => match chars.next() {
+                Some('\n') | None => {}
+                Some(next) if in_double && !matches!(next, '"' | '\\') => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                Some(next) => out.push(next),
+            },
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Inside backticks, `\``, `\\` and `\$` stand for the bare character.
