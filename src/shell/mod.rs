@@ -59,6 +59,20 @@ impl DenyKind {
     }
 }
 
+impl DenyKind {
+    /// What the denied command does, for the message shown with the denial.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DenyKind::Unparseable => "cannot be analysed as shell, so it is refused to be safe",
+            DenyKind::GitWrite => "changes git state (index, work tree, refs, config or a remote)",
+            DenyKind::FileWrite => "creates, changes or deletes files",
+            DenyKind::Redirection => "redirects output into a file",
+            DenyKind::TooDeep => "nests commands too deeply to be analysed, so it is refused",
+            DenyKind::DynamicCommand => "runs a program that is only known at run time",
+        }
+    }
+}
+
 impl fmt::Display for DenyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -415,6 +415,18 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
             (!to_stdout).then(|| (DenyKind::FileWrite, "wget".to_string()))
         }
         "gh" => gh(args).map(|detail| (DenyKind::GitWrite, detail)),
+        "sort" => args
+            .iter()
+            .find(|arg| {
+                arg.as_str() == "-o"
+                    || arg.starts_with("--output")
+                    || (arg.starts_with("-o") && !arg.starts_with("--"))
+            })
+            .map(|arg| (DenyKind::FileWrite, format!("sort {arg}"))),
+        "openssl" => args
+            .iter()
+            .find(|arg| matches!(arg.as_str(), "-out" | "-keyout"))
+            .map(|arg| (DenyKind::FileWrite, format!("openssl {arg}"))),
         "make" | "gmake" => args
             .iter()
             .find(|arg| matches!(arg.as_str(), "install" | "uninstall"))
@@ -867,8 +879,7 @@ fn package_or_formatter(name: &str, args: &[String]) -> Option<String> {
         }
         "go" => {
             let writes = matches!(sub, "get" | "install" | "generate" | "fmt" | "fix")
-                || (sub == "mod"
-                    && matches!(sub2, "tidy" | "vendor" | "init" | "edit" | "download"))
+                || (sub == "mod" && matches!(sub2, "tidy" | "vendor" | "init" | "edit"))
                 || (sub == "work" && matches!(sub2, "init" | "use" | "edit" | "sync" | "vendor"));
             writes.then(|| {
                 format!("go {sub} {}", if matches!(sub, "mod" | "work") { sub2 } else { "" })
@@ -987,6 +998,9 @@ fn package_or_formatter(name: &str, args: &[String]) -> Option<String> {
         .then(|| format!("{name} --autocorrect")),
         "ktlint" => has_any(&["-F", "--format"]).then(|| "ktlint --format".to_string()),
         "dprint" => (sub == "fmt").then(|| "dprint fmt".to_string()),
+        "deno" => (matches!(sub, "fmt" | "add" | "remove" | "install" | "uninstall" | "publish")
+            && !has("--check"))
+        .then(|| format!("deno {sub}")),
         "pre-commit" => matches!(
             sub,
             "run"

@@ -1097,3 +1097,17 @@ fn word_soup_of_wrappers_and_options_never_panics() {
         }
     }
 }
+
+#[test]
+fn every_kind_describes_itself() {
+    for kind in [Unparseable, GitWrite, FileWrite, Redirection, TooDeep, DynamicCommand] {
+        assert!(!kind.describe().is_empty());
+    }
+    assert_eq!(kind_of(&classify_read_only("sort -o sorted.txt names")), F);
+    assert_eq!(kind_of(&classify_read_only("sort names | uniq")), A);
+    assert_eq!(kind_of(&classify_read_only("openssl x509 -in cert.pem -noout -text")), A);
+    assert_eq!(kind_of(&classify_read_only("openssl genrsa -out key.pem 2048")), F);
+    assert_eq!(kind_of(&classify_read_only("deno fmt")), F);
+    assert_eq!(kind_of(&classify_read_only("deno fmt --check")), A);
+    assert_eq!(kind_of(&classify_read_only("go mod download")), A);
+}

@@ -456,11 +456,10 @@ impl Walker {
             }
             IoRedirect::HereDocument(fd, heredoc) => {
                 if heredoc.requires_expansion {
-                    let pieces =
+                    let pieces = guarded(|| {
                         brush_parser::word::parse_heredoc(&heredoc.doc.value, &self.options)
-                            .map_err(|err| {
-                                ParseError::unparseable(format!("here-document: {err}"))
-                            })?;
+                    })
+                    .map_err(|err| ParseError::unparseable(format!("here-document: {err}")))?;
                     let mut scratch = Unquoted { text: String::new(), dynamic: false };
                     for piece in &pieces {
                         self.piece(&heredoc.doc.value, piece, true, &mut scratch, depth)?;
@@ -493,7 +492,7 @@ impl Walker {
             // No expansion inside: quote removal alone, without the (slower) word parser.
             return Ok(Unquoted { text: remove_quotes(word), dynamic: false });
         }
-        let pieces = brush_parser::word::parse(word, &self.options)
+        let pieces = guarded(|| brush_parser::word::parse(word, &self.options))
             .map_err(|err| ParseError::unparseable(format!("word {word:?}: {err}")))?;
         let mut out = Unquoted { text: String::with_capacity(word.len()), dynamic: false };
         for piece in &pieces {
@@ -568,13 +567,17 @@ fn parse_program(
     source: &str,
     options: &ParserOptions,
 ) -> Result<brush_parser::ast::Program, ParseError> {
-    let parsed = catch_unwind(AssertUnwindSafe(|| {
-        Parser::new(std::io::Cursor::new(source.as_bytes()), options).parse_program()
-    }));
-    match parsed {
-        Ok(Ok(program)) => Ok(program),
-        Ok(Err(err)) => Err(ParseError::unparseable(format!("shell syntax: {err}"))),
-        Err(_) => Err(ParseError::unparseable("the shell parser failed on this command")),
+    guarded(|| Parser::new(std::io::Cursor::new(source.as_bytes()), options).parse_program())
+        .map_err(|err| ParseError::unparseable(format!("shell syntax: {err}")))
+}
+
+/// Runs a brush-parser entry point; a panic inside it becomes an error like any other parse
+/// failure (the hook must fail safe, never crash).
+fn guarded<T, E: fmt::Display>(parse: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(parse)) {
+        Ok(Ok(parsed)) => Ok(parsed),
+        Ok(Err(err)) => Err(err.to_string()),
+        Err(_) => Err("the shell parser failed on this input".to_string()),
     }
 }
 
