@@ -1111,3 +1111,11 @@ fn every_kind_describes_itself() {
     assert_eq!(kind_of(&classify_read_only("deno fmt --check")), A);
     assert_eq!(kind_of(&classify_read_only("go mod download")), A);
 }
+
+#[test]
+fn arithmetic_hides_no_commands() {
+    assert_eq!(kind_of(&classify_read_only("for (( i = $(rm x); i < 3; i++ )); do :; done")), F);
+    assert_eq!(kind_of(&classify_read_only("(( n = $(git commit -m x) ))")), G);
+    assert_eq!(kind_of(&classify_read_only("echo $(( $(rm y) + 1 ))")), F);
+    assert_eq!(kind_of(&classify_read_only("for (( i = 0; i < 3; i++ )); do echo $i; done")), A);
+}

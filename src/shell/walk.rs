@@ -249,6 +249,11 @@ impl Walker {
                 format!("(( {} ))", arithmetic.expr.value)
             }
             CompoundCommand::ArithmeticForClause(clause) => {
+                for expr in
+                    [&clause.initializer, &clause.condition, &clause.updater].into_iter().flatten()
+                {
+                    self.unquote(&expr.value, depth)?;
+                }
                 let body = self.compound_list(&clause.body.list, depth)?;
                 format!("for (( )); do {body}; done")
             }
@@ -310,7 +315,6 @@ impl Walker {
         for item in prefix {
             self.simple_item(item, &mut invocation, &mut words, &mut rendered_redirects, depth)?;
         }
-
         if let Some(word) = &simple.word_or_name {
             words.push(self.unquote(&word.value, depth)?);
         }
