@@ -26,6 +26,14 @@ fn per_call(iterations: u32, mut run: impl FnMut()) -> (Duration, Duration) {
     ((thread_cpu_time() - cpu) / iterations, wall.elapsed() / iterations)
 }
 
+/// The destructive detector's triggers, as its loader will compile them.
+fn destructive_triggers() -> Vec<String> {
+    let toml = include_str!("../assets/detectors/destructive.toml");
+    let document: toml_edit::DocumentMut = toml.parse().expect("destructive.toml parses");
+    let triggers = document["triggers"].as_array().expect("triggers is an array");
+    triggers.iter().filter_map(|value| value.as_str().map(str::to_string)).collect()
+}
+
 fn main() {
     let typical = [
         "git status",
@@ -63,4 +71,28 @@ fn main() {
         };
         println!("{label:<58} cpu {cpu:>9.1?}  wall {wall:>9.1?}  (classify + views)");
     }
+
+    let patterns = destructive_triggers();
+    let (compile_cpu, compile_wall) = per_call(20, || {
+        let compiled: Vec<regex::Regex> =
+            patterns.iter().map(|p| regex::Regex::new(p).expect("trigger compiles")).collect();
+        black_box(compiled);
+    });
+    println!(
+        "{:<58} cpu {compile_cpu:>9.1?}  wall {compile_wall:>9.1?}",
+        format!("compile {} destructive triggers (Regex each)", patterns.len())
+    );
+    let (set_cpu, set_wall) = per_call(20, || {
+        black_box(regex::RegexSet::new(&patterns).expect("triggers compile"));
+    });
+    println!("{:<58} cpu {set_cpu:>9.1?}  wall {set_wall:>9.1?}", "compile them as one RegexSet");
+    let set = regex::RegexSet::new(&patterns).expect("triggers compile");
+    let views = command_views(&compound).expect("compound parses");
+    let (match_cpu, match_wall) = per_call(200, || {
+        black_box(views.iter().any(|view| set.is_match(view)));
+    });
+    println!(
+        "{:<58} cpu {match_cpu:>9.1?}  wall {match_wall:>9.1?}",
+        format!("RegexSet over the compound's {} views", views.len())
+    );
 }
