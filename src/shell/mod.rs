@@ -100,26 +100,42 @@ impl ReadOnlyVerdict {
 /// Classifies a Bash command for a read-only role: `Allow` when nothing in it writes the
 /// project (files, git state, remotes), else the first offending piece.
 pub fn classify_read_only(command: &str) -> ReadOnlyVerdict {
-    let analysis = match walk::analyze(command) {
-        Ok(analysis) => analysis,
-        Err(err) => {
-            return ReadOnlyVerdict::Deny { kind: err.kind, detail: err.detail };
+    match analyze(command) {
+        Ok(analysis) => analysis.read_only_verdict(),
+        Err(err) => ReadOnlyVerdict::Deny { kind: err.kind, detail: err.detail },
+    }
+}
+
+/// One parse, both answers: for a hook that needs the read-only verdict and the views of the
+/// same command (parsing is the expensive part).
+#[derive(Debug)]
+pub struct CommandAnalysis(walk::Analysis);
+
+/// Parses and walks `command` once; see [`classify_read_only`] and [`command_views`].
+pub fn analyze(command: &str) -> Result<CommandAnalysis, ParseError> {
+    walk::analyze(command).map(CommandAnalysis)
+}
+
+impl CommandAnalysis {
+    /// The read-only verdict of a command that parsed.
+    pub fn read_only_verdict(&self) -> ReadOnlyVerdict {
+        for invocation in &self.0.invocations {
+            if let Some((kind, detail)) = rules::classify(invocation) {
+                return ReadOnlyVerdict::Deny { kind, detail };
+            }
         }
-    };
-    for invocation in &analysis.invocations {
-        if let Some((kind, detail)) = rules::classify(invocation) {
-            return ReadOnlyVerdict::Deny { kind, detail };
+        match self.0.redirects.iter().find(|redirect| redirect.writes_file()) {
+            Some(redirect) => {
+                ReadOnlyVerdict::Deny { kind: DenyKind::Redirection, detail: redirect.render() }
+            }
+            None => ReadOnlyVerdict::Allow,
         }
     }
-    for redirect in &analysis.redirects {
-        if redirect.writes_file() {
-            return ReadOnlyVerdict::Deny {
-                kind: DenyKind::Redirection,
-                detail: redirect.render(),
-            };
-        }
+
+    /// The views described at [`command_views`].
+    pub fn views(&self) -> &[String] {
+        &self.0.views
     }
-    ReadOnlyVerdict::Allow
 }
 
 /// Normalized views of a command for regex-based detectors: one string per simple command

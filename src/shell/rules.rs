@@ -347,7 +347,7 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
             && shell_payload(invocation).is_none()
             && shell_reads_pipe(invocation) =>
         {
-            Some((DenyKind::DynamicCommand, format!("{name} reading a script from a pipe")))
+            Some((DenyKind::DynamicCommand, format!("{name} reading its script from stdin")))
         }
         "find" => args
             .iter()

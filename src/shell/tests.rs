@@ -793,6 +793,7 @@ mod destructive_detector {
         "git reset --hard",
         "git reset --hard origin/main",
         "git -C repo reset --hard HEAD~3",
+        "git --no-pager -c core.x=y push -f",
         "git clean -fdx",
         "git clean -f",
         "git clean --force -d",
@@ -897,6 +898,10 @@ mod destructive_detector {
         "git log --oneline -20",
         "git add -A",
         "git commit -m 'rm -rf / was never run'",
+        "git commit -m \"docs: explain git push --force and git reset --hard\"",
+        "git log --grep='reset --hard'",
+        "echo \"git push -f\"",
+        "git --no-pager log -p -- scripts/clean.sh",
         "git commit -m \"fix: drop table prefix handling\"",
         "git push origin feature",
         "git push -u origin feat/x",
@@ -1118,4 +1123,13 @@ fn arithmetic_hides_no_commands() {
     assert_eq!(kind_of(&classify_read_only("(( n = $(git commit -m x) ))")), G);
     assert_eq!(kind_of(&classify_read_only("echo $(( $(rm y) + 1 ))")), F);
     assert_eq!(kind_of(&classify_read_only("for (( i = 0; i < 3; i++ )); do echo $i; done")), A);
+}
+
+#[test]
+fn one_analysis_gives_both_answers() {
+    let command = "git status && sudo git push -f > log.txt";
+    let analysis = super::analyze(command).unwrap();
+    assert_eq!(analysis.read_only_verdict(), classify_read_only(command));
+    assert_eq!(analysis.views(), command_views(command).unwrap());
+    assert_eq!(super::analyze("echo 'x").map(|_| ()).unwrap_err().kind, Unparseable);
 }
