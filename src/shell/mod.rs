@@ -3,8 +3,9 @@
 //!
 //! Commands are parsed as bash parses them (brush-parser), then walked: every simple command,
 //! wherever it hides (lists, pipelines, subshells, groups, functions, loop and `if`/`case`
-//! bodies, `$(...)`, backticks, process substitutions, `bash -c`/`eval` payloads, `xargs` and
-//! `find -exec` targets, `env`/`sudo`/`nohup`/`timeout`... prefixes), becomes one
+//! bodies, `$(...)`, backticks, process substitutions, `bash -c`/`eval`/`su -c`/`watch`
+//! payloads, `ssh` remote commands, shells and interpreters fed a here-document, `xargs` and
+//! `find -exec` targets, `env`/`sudo`/`nohup`/`timeout`/`npx`... prefixes), becomes one
 //! [`walk::Invocation`] with its words unquoted. Both public functions work on that one walk.
 //!
 //! Failure direction (SPEC §1): PreToolUse is fail-safe, so anything we cannot parse, nests too

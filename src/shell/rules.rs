@@ -204,6 +204,21 @@ pub fn nested(invocation: &Invocation) -> Nested {
                 _ => Nested::None,
             }
         }
+        "ssh" => {
+            // The remote command is shell source run by the remote login shell.
+            let host = skip_options(
+                argv,
+                1,
+                &[
+                    "-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e",
+                    "-I", "-m", "-O", "-Q", "-S", "-W", "-w", "-B",
+                ],
+            );
+            match argv.get(host + 1..) {
+                Some(remote) if !remote.is_empty() => Nested::Script(remote.join(" ")),
+                _ => invocation.stdin_text.clone().map_or(Nested::None, Nested::Script),
+            }
+        }
         "su" | "runuser" => argv
             .iter()
             .position(|arg| arg == "-c" || arg == "--command")
@@ -289,7 +304,6 @@ pub fn stdin_consumer_text(invocation: &Invocation) -> Option<String> {
                 | "ruby"
                 | "perl"
                 | "php"
-                | "ssh"
                 | "kubectl"
                 | "osascript"
         );

@@ -1133,3 +1133,14 @@ fn one_analysis_gives_both_answers() {
     assert_eq!(analysis.views(), command_views(command).unwrap());
     assert_eq!(super::analyze("echo 'x").map(|_| ()).unwrap_err().kind, Unparseable);
 }
+
+#[test]
+fn remote_commands_over_ssh_are_analysed() {
+    assert_eq!(kind_of(&classify_read_only("ssh prod uptime")), A);
+    assert_eq!(kind_of(&classify_read_only("ssh -p 2222 prod 'tail -n 50 /var/log/app.log'")), A);
+    assert_eq!(kind_of(&classify_read_only("ssh prod 'rm -rf /srv/app'")), F);
+    assert_eq!(kind_of(&classify_read_only("ssh -i key prod <<'EOF'\ngit pull\nEOF")), G);
+    assert_eq!(kind_of(&classify_read_only("ssh prod")), A);
+    let views = command_views("ssh -o BatchMode=yes prod 'sudo rm -rf /'").unwrap();
+    assert!(views.contains(&"rm -rf /".to_string()), "{views:?}");
+}
