@@ -6,16 +6,18 @@
 //! bodies, `$(...)`, backticks, process substitutions, `bash -c`/`eval`/`su -c`/`watch`
 //! payloads, `ssh` remote commands, shells and interpreters fed a here-document, `xargs` and
 //! `find -exec` targets, `env`/`sudo`/`nohup`/`timeout`/`npx`... prefixes), becomes one
-//! [`walk::Invocation`] with its words unquoted. Both public functions work on that one walk.
+//! invocation with its words unquoted. Both answers come from that one walk ([`analyze`]).
 //!
 //! Failure direction (SPEC §1): PreToolUse is fail-safe, so anything we cannot parse, nests too
 //! deeply or names its command at run time is denied rather than guessed at.
 //!
 //! Known limits (this is a guard against accidents and role drift, not a sandbox): scripts run
-//! by name (`./x.sh`, `bash x.sh`, `python x.py`, `make target`, `npm run x`) are not read;
-//! unknown programs are allowed; interpreter one-liners are matched against a list of writing
-//! APIs and anything cleverer (string-built names, `getattr`, base64) passes; a variable's value
-//! is unknown, so `bash -c "$X"` style payloads are re-parsed with the variable left in place.
+//! by name (`./x.sh`, `bash x.sh`, `python x.py`, `make target`, `npm run x`) and programs
+//! piped into an interpreter (`echo ... | python3`) are not read; unknown programs are allowed;
+//! interpreter one-liners are matched against a list of writing APIs, and anything cleverer
+//! (names built from strings, `getattr`, encoded code) passes; a variable's value is unknown,
+//! so `bash -c "cd $D && make"` is re-parsed with `$D` left in place (a payload that is only a
+//! variable is denied as dynamic); brace expansion in arguments is not expanded for the views.
 
 mod git;
 mod rules;
