@@ -459,7 +459,8 @@ impl Walker {
                 (Redirect { fd: None, op, target, opens_for_write: true }, None)
             }
             IoRedirect::HereDocument(fd, heredoc) => {
-                if heredoc.requires_expansion {
+                // Only `$(...)` and backticks run anything inside a here-document.
+                if heredoc.requires_expansion && runs_commands(&heredoc.doc.value) {
                     let pieces = guarded(|| {
                         brush_parser::word::parse_heredoc(&heredoc.doc.value, &self.options)
                     })
@@ -492,9 +493,10 @@ impl Walker {
 
     /// Removes quoting from one word and walks the command substitutions inside it.
     fn unquote(&mut self, word: &str, depth: usize) -> Result<Unquoted, ParseError> {
-        if !word.contains(['$', '`']) {
-            // No expansion inside: quote removal alone, without the (slower) word parser.
-            return Ok(Unquoted { text: remove_quotes(word), dynamic: false });
+        if !runs_commands(word) && !word.contains("$'") && !word.contains("$\"") {
+            // Nothing runs and nothing needs decoding: quote removal alone, without the (slower)
+            // word parser. A `$` left in the text is a parameter: its value is not known.
+            return Ok(Unquoted { text: remove_quotes(word), dynamic: word.contains('$') });
         }
         let pieces = guarded(|| brush_parser::word::parse(word, &self.options))
             .map_err(|err| ParseError::unparseable(format!("word {word:?}: {err}")))?;
@@ -668,6 +670,11 @@ fn nesting_estimate(source: &str) -> usize {
         index += 1;
     }
     max_depth
+}
+
+/// Whether shell text may contain a command substitution (`$(...)`, `$((...))` or backticks).
+fn runs_commands(text: &str) -> bool {
+    text.contains("$(") || text.contains('`')
 }
 
 /// Quote removal for a word without expansions: `'a b'`, `"a b"`, `a\ b` all give `a b`.
