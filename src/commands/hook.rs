@@ -437,31 +437,36 @@ fn decide_tool(
     if let Some(text) = command {
         store_text(config, record, text);
     }
+    // One parse serves both the read-only verdict and the destructive views.
+    let analysis = command.map(shell::analyze);
     if let Some(role) = read_only_role(input, config) {
-        let denial = if EDIT_TOOLS.contains(&tool) {
+        let verdict = if EDIT_TOOLS.contains(&tool) {
             Some(("edit-tool".to_string(), format!("`{tool}` writes files")))
-        } else if let Some(command) = command {
-            match shell::classify_read_only(command) {
-                ReadOnlyVerdict::Allow => None,
-                ReadOnlyVerdict::Deny { kind, detail } => {
-                    Some((format!("read-only:{kind}"), read_only_detail(kind, &detail)))
-                }
-            }
         } else {
-            None
+            let verdict = match &analysis {
+                Some(Ok(analysis)) => analysis.read_only_verdict(),
+                Some(Err(err)) => ReadOnlyVerdict::Deny {
+                    kind: err.kind,
+                    detail: err.detail.clone(),
+                },
+                None => ReadOnlyVerdict::Allow,
+            };
+            match verdict {
+                ReadOnlyVerdict::Allow => None,
+                ReadOnlyVerdict::Deny { kind, detail } => Some((
+                    kind.as_str().to_string(),
+                    format!("`{detail}` {}", kind.describe()),
+                )),
+            }
         };
-        if let Some((rule, what)) = denial {
+        if let Some((rule, what)) = verdict {
             let reason = format!(
                 "agentguard denied this call: {what}, and this step is read-only ({role}).\n\n{}",
                 READONLY_RULE.trim()
             );
             record.verdict = "violation".into();
             record.action = "deny".into();
-            record.rule = Some(if rule.starts_with("read-only") {
-                rule
-            } else {
-                format!("read-only:{rule}")
-            });
+            record.rule = Some(format!("read-only:{rule}"));
             record.message = Some(reason.clone());
             return Some(hook::pre_tool(host, Permission::Deny, &reason));
         }
@@ -471,26 +476,18 @@ fn decide_tool(
         record.action = "allow".into();
         return None;
     };
-    gate_destructive(host, command, config, detectors, record)
-}
-
-fn read_only_detail(kind: shell::DenyKind, detail: &str) -> String {
-    use shell::DenyKind::*;
-    match kind {
-        Unparseable => format!(
-            "the command could not be parsed as a shell would ({detail}), and an unparseable \
-             command is denied in a read-only step"
-        ),
-        GitWrite => format!("`{detail}` writes to the repository"),
-        FileWrite => format!("`{detail}` writes files"),
-        Redirection => format!("the redirection `{detail}` writes a file"),
-        TooDeep => "the command nests shells too deeply to check".into(),
-    }
+    // Layer 1 runs over each normalized view of the parsed command; a command that does not
+    // parse is matched as written.
+    let views = match &analysis {
+        Some(Ok(analysis)) => analysis.views().to_vec(),
+        _ => vec![command.to_string()],
+    };
+    gate_destructive(host, &views.join("\n"), config, detectors, record)
 }
 
 fn gate_destructive(
     host: Host,
-    command: &str,
+    text: &str,
     config: &Config,
     detectors: &Detectors,
     record: &mut Record,
@@ -504,10 +501,6 @@ fn gate_destructive(
         }
     };
     record.detectors_run = selected.iter().map(|d| d.name.clone()).collect();
-    // Layer 1 runs over each normalized view of the parsed command; a command that does not
-    // parse is matched as written.
-    let views = shell::command_views(command).unwrap_or_else(|_| vec![command.to_string()]);
-    let text = views.join("\n");
     let result = pipeline::Pipeline::new(selected.clone()).and_then(|pipeline| {
         if config.pretool.judge {
             let timeout = Duration::from_millis(config.judge.deadline_ms);

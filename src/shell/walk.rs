@@ -1,0 +1,852 @@
+//! Parse a command with brush-parser and flatten it into invocations, redirections and views.
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use brush_parser::ast::{
+    Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectKind,
+    IoFileRedirectTarget, IoRedirect, Pipeline, SimpleCommand,
+};
+use brush_parser::word::WordPiece;
+use brush_parser::{Parser, ParserOptions};
+
+use super::DenyKind;
+use super::rules;
+
+/// Re-parses (`bash -c`, `eval`, `$(...)`, backticks, `xargs sh -c`...) allowed inside one
+/// another. Real commands use two or three; beyond this we stop and deny.
+const MAX_DEPTH: usize = 8;
+/// Syntactic nesting (parentheses, braces, compound keywords) accepted before parsing. The
+/// parser recurses per level and a stack overflow aborts the process (no unwinding), which would
+/// turn a fail-safe hook into a fail-open one; 32 levels stay far below any stack we run on.
+const MAX_NESTING: usize = 32;
+/// Longest command analysed. Hook commands that write whole files through here-documents reach
+/// tens of kilobytes; parsing stays linear, this bounds the worst case.
+const MAX_LEN: usize = 512 * 1024;
+
+/// Why a command could not be analysed; `kind` is `Unparseable` or `TooDeep`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub kind: DenyKind,
+    pub detail: String,
+}
+
+impl ParseError {
+    fn unparseable(detail: impl Into<String>) -> Self {
+        ParseError {
+            kind: DenyKind::Unparseable,
+            detail: detail.into(),
+        }
+    }
+    fn too_deep(detail: impl Into<String>) -> Self {
+        ParseError {
+            kind: DenyKind::TooDeep,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.detail)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// One simple command as it would run: words unquoted, wrappers not yet stripped.
+#[derive(Debug, Clone, Default)]
+pub struct Invocation {
+    pub argv: Vec<String>,
+    /// Per word: its value is only known at run time (parameter or command substitution).
+    pub dynamic: Vec<bool>,
+    /// `NAME=value` words before the command.
+    pub assignments: Vec<(String, String)>,
+    /// The here-document or here-string fed to the command, if any.
+    pub stdin_text: Option<String>,
+}
+
+impl Invocation {
+    fn nested(&self, from: usize) -> Invocation {
+        Invocation {
+            argv: self.argv.get(from..).unwrap_or_default().to_vec(),
+            dynamic: self.dynamic.get(from..).unwrap_or_default().to_vec(),
+            assignments: Vec::new(),
+            stdin_text: self.stdin_text.clone(),
+        }
+    }
+
+    fn from_words(argv: Vec<String>, stdin_text: Option<String>) -> Invocation {
+        let dynamic = vec![false; argv.len()];
+        Invocation {
+            argv,
+            dynamic,
+            assignments: Vec::new(),
+            stdin_text,
+        }
+    }
+}
+
+/// One redirection: `2>&1`, `> out.txt`, `&>> log`.
+#[derive(Debug, Clone)]
+pub struct Redirect {
+    pub fd: Option<i32>,
+    pub op: &'static str,
+    pub target: String,
+    /// Opens `target` as a file for writing (as opposed to reading or duplicating a descriptor).
+    pub opens_for_write: bool,
+}
+
+/// Targets output may go to without writing anything in the project.
+const HARMLESS_SINKS: &[&str] = &[
+    "/dev/null",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/fd/1",
+    "/dev/fd/2",
+];
+
+impl Redirect {
+    pub fn writes_file(&self) -> bool {
+        self.opens_for_write && !HARMLESS_SINKS.contains(&self.target.as_str())
+    }
+
+    pub fn render(&self) -> String {
+        let fd = self.fd.map(|fd| fd.to_string()).unwrap_or_default();
+        if self.op.ends_with('&') {
+            format!("{fd}{}{}", self.op, self.target)
+        } else {
+            format!("{fd}{} {}", self.op, self.target)
+        }
+    }
+}
+
+/// Everything the detectors need from one command.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    pub invocations: Vec<Invocation>,
+    pub redirects: Vec<Redirect>,
+    pub views: Vec<String>,
+}
+
+/// Parses `command` and walks it completely. Never panics: a parser panic becomes
+/// `Unparseable`.
+pub fn analyze(command: &str) -> Result<Analysis, ParseError> {
+    let mut walker = Walker {
+        analysis: Analysis::default(),
+        options: ParserOptions::default(),
+    };
+    walker.script(command, 0)?;
+    Ok(walker.analysis)
+}
+
+struct Walker {
+    analysis: Analysis,
+    options: ParserOptions,
+}
+
+/// A word with quotes removed, as the shell would pass it (expansions left as written).
+struct Unquoted {
+    text: String,
+    dynamic: bool,
+}
+
+impl Walker {
+    fn push_view(&mut self, view: String) {
+        if !view.is_empty() && !self.analysis.views.contains(&view) {
+            self.analysis.views.push(view);
+        }
+    }
+
+    /// Parses and walks a whole script: the command itself (depth 0) or a nested payload.
+    fn script(&mut self, source: &str, depth: usize) -> Result<(), ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(ParseError::too_deep(format!(
+                "commands nested more than {MAX_DEPTH} levels deep"
+            )));
+        }
+        if source.len() > MAX_LEN {
+            return Err(ParseError::unparseable(format!(
+                "command longer than {} KiB",
+                MAX_LEN / 1024
+            )));
+        }
+        if nesting_estimate(source) > MAX_NESTING {
+            return Err(ParseError::too_deep(format!(
+                "syntax nested more than {MAX_NESTING} levels deep"
+            )));
+        }
+        let program = parse_program(source, &self.options)?;
+        for list in &program.complete_commands {
+            self.compound_list(list, depth)?;
+        }
+        Ok(())
+    }
+
+    fn compound_list(&mut self, list: &CompoundList, depth: usize) -> Result<String, ParseError> {
+        let mut rendered = Vec::new();
+        for item in &list.0 {
+            let and_or = &item.0;
+            rendered.push(self.pipeline(&and_or.first, depth)?);
+            for next in &and_or.additional {
+                let (brush_parser::ast::AndOr::And(pipeline)
+                | brush_parser::ast::AndOr::Or(pipeline)) = next;
+                rendered.push(self.pipeline(pipeline, depth)?);
+            }
+        }
+        Ok(rendered.join("; "))
+    }
+
+    fn pipeline(&mut self, pipeline: &Pipeline, depth: usize) -> Result<String, ParseError> {
+        let mut parts = Vec::with_capacity(pipeline.seq.len());
+        for command in &pipeline.seq {
+            parts.push(self.command(command, depth)?);
+        }
+        let rendered = parts.join(" | ");
+        if parts.len() > 1 {
+            self.push_view(rendered.clone());
+        }
+        Ok(rendered)
+    }
+
+    fn command(&mut self, command: &Command, depth: usize) -> Result<String, ParseError> {
+        match command {
+            Command::Simple(simple) => self.simple(simple, depth),
+            Command::Compound(compound, redirects) => {
+                let body = self.compound(compound, depth)?;
+                let mut rendered = body;
+                for redirect in redirects.iter().flat_map(|list| &list.0) {
+                    let (redirect, _) = self.redirect(redirect, depth)?;
+                    rendered.push(' ');
+                    rendered.push_str(&redirect);
+                }
+                Ok(rendered)
+            }
+            Command::Function(function) => {
+                let body = self.compound(&function.body.0, depth)?;
+                for redirect in function.body.1.iter().flat_map(|list| &list.0) {
+                    self.redirect(redirect, depth)?;
+                }
+                let rendered = format!("{}() {body}", function.fname.value);
+                self.push_view(rendered.clone());
+                Ok(rendered)
+            }
+            Command::ExtendedTest(test, redirects) => {
+                self.extended_test(&test.expr, depth)?;
+                for redirect in redirects.iter().flat_map(|list| &list.0) {
+                    self.redirect(redirect, depth)?;
+                }
+                Ok("[[ ]]".to_string())
+            }
+        }
+    }
+
+    fn extended_test(
+        &mut self,
+        expr: &brush_parser::ast::ExtendedTestExpr,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        use brush_parser::ast::ExtendedTestExpr as E;
+        match expr {
+            E::And(a, b) | E::Or(a, b) => {
+                self.extended_test(a, depth)?;
+                self.extended_test(b, depth)
+            }
+            E::Not(a) | E::Parenthesized(a) => self.extended_test(a, depth),
+            E::UnaryTest(_, word) => self.unquote(&word.value, depth).map(drop),
+            E::BinaryTest(_, left, right) => {
+                self.unquote(&left.value, depth)?;
+                self.unquote(&right.value, depth).map(drop)
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &CompoundCommand, depth: usize) -> Result<String, ParseError> {
+        Ok(match compound {
+            CompoundCommand::Arithmetic(arithmetic) => {
+                self.unquote(&arithmetic.expr.value, depth)?;
+                format!("(( {} ))", arithmetic.expr.value)
+            }
+            CompoundCommand::ArithmeticForClause(clause) => {
+                for expr in [&clause.initializer, &clause.condition, &clause.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.unquote(&expr.value, depth)?;
+                }
+                let body = self.compound_list(&clause.body.list, depth)?;
+                format!("for (( )); do {body}; done")
+            }
+            CompoundCommand::BraceGroup(group) => {
+                format!("{{ {}; }}", self.compound_list(&group.list, depth)?)
+            }
+            CompoundCommand::Subshell(subshell) => {
+                format!("( {} )", self.compound_list(&subshell.list, depth)?)
+            }
+            CompoundCommand::ForClause(clause) => {
+                let mut values = Vec::new();
+                for value in clause.values.iter().flatten() {
+                    values.push(self.unquote(&value.value, depth)?.text);
+                }
+                let body = self.compound_list(&clause.body.list, depth)?;
+                format!(
+                    "for {} in {}; do {body}; done",
+                    clause.variable_name,
+                    values.join(" ")
+                )
+            }
+            CompoundCommand::CaseClause(clause) => {
+                self.unquote(&clause.value.value, depth)?;
+                let mut bodies = Vec::new();
+                for case in &clause.cases {
+                    for pattern in &case.patterns {
+                        self.unquote(&pattern.value, depth)?;
+                    }
+                    if let Some(list) = &case.cmd {
+                        bodies.push(self.compound_list(list, depth)?);
+                    }
+                }
+                format!("case; {}; esac", bodies.join("; "))
+            }
+            CompoundCommand::IfClause(clause) => {
+                let mut parts = vec![
+                    self.compound_list(&clause.condition, depth)?,
+                    self.compound_list(&clause.then, depth)?,
+                ];
+                for branch in clause.elses.iter().flatten() {
+                    if let Some(condition) = &branch.condition {
+                        parts.push(self.compound_list(condition, depth)?);
+                    }
+                    parts.push(self.compound_list(&branch.body, depth)?);
+                }
+                format!("if {}; fi", parts.join("; "))
+            }
+            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => {
+                let condition = self.compound_list(&clause.0, depth)?;
+                let body = self.compound_list(&clause.1.list, depth)?;
+                format!("while {condition}; do {body}; done")
+            }
+            CompoundCommand::Coprocess(coprocess) => self.command(&coprocess.body, depth)?,
+        })
+    }
+
+    fn simple(&mut self, simple: &SimpleCommand, depth: usize) -> Result<String, ParseError> {
+        let mut invocation = Invocation::default();
+        let mut rendered_redirects = Vec::new();
+        let mut words = Vec::new();
+        let prefix = simple.prefix.iter().flat_map(|prefix| &prefix.0);
+        let suffix = simple.suffix.iter().flat_map(|suffix| &suffix.0);
+        for item in prefix {
+            self.simple_item(
+                item,
+                &mut invocation,
+                &mut words,
+                &mut rendered_redirects,
+                depth,
+            )?;
+        }
+        if let Some(word) = &simple.word_or_name {
+            words.push(self.unquote(&word.value, depth)?);
+        }
+        for item in suffix {
+            if let CommandPrefixOrSuffixItem::AssignmentWord(_, word) = item {
+                // After the command name, `NAME=value` is an argument (`dd of=x`, `make V=1`).
+                words.push(self.unquote(&word.value, depth)?);
+                continue;
+            }
+            self.simple_item(
+                item,
+                &mut invocation,
+                &mut words,
+                &mut rendered_redirects,
+                depth,
+            )?;
+        }
+        for word in words {
+            invocation.argv.push(word.text);
+            invocation.dynamic.push(word.dynamic);
+        }
+        let mut view = invocation.argv.join(" ");
+        for redirect in &rendered_redirects {
+            if !view.is_empty() {
+                view.push(' ');
+            }
+            view.push_str(redirect);
+        }
+        if invocation.argv.is_empty() {
+            // Only assignments and redirections (`x=$(cmd)`, `> file`): nothing runs by name.
+            return Ok(view);
+        }
+        self.push_view(view.clone());
+        self.invocation(invocation, depth)?;
+        Ok(view)
+    }
+
+    fn simple_item(
+        &mut self,
+        item: &CommandPrefixOrSuffixItem,
+        invocation: &mut Invocation,
+        words: &mut Vec<Unquoted>,
+        rendered_redirects: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        match item {
+            CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
+                let (rendered, stdin_text) = self.redirect(redirect, depth)?;
+                rendered_redirects.push(rendered);
+                if stdin_text.is_some() {
+                    invocation.stdin_text = stdin_text;
+                }
+            }
+            CommandPrefixOrSuffixItem::Word(word) => {
+                words.push(self.unquote(&word.value, depth)?);
+            }
+            CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                let value = self.unquote(&word.value, depth)?;
+                let (name, value) = value
+                    .text
+                    .split_once('=')
+                    .unwrap_or((value.text.as_str(), ""));
+                invocation
+                    .assignments
+                    .push((name.to_string(), value.to_string()));
+            }
+            CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
+                let body = self.compound_list(&subshell.list, depth)?;
+                let sigil = match kind {
+                    brush_parser::ast::ProcessSubstitutionKind::Read => '<',
+                    brush_parser::ast::ProcessSubstitutionKind::Write => '>',
+                };
+                words.push(Unquoted {
+                    text: format!("{sigil}({body})"),
+                    dynamic: true,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records an invocation and everything it runs in turn.
+    fn invocation(&mut self, invocation: Invocation, depth: usize) -> Result<(), ParseError> {
+        let nested = rules::nested(&invocation);
+        if let Some(text) = rules::stdin_consumer_text(&invocation) {
+            self.push_view(text);
+        }
+        self.analysis.invocations.push(invocation.clone());
+        match nested {
+            rules::Nested::None => Ok(()),
+            rules::Nested::Argv(from) => {
+                let inner = invocation.nested(from);
+                if inner.argv.is_empty() {
+                    return Ok(());
+                }
+                self.push_view(inner.argv.join(" "));
+                self.invocation(inner, depth)
+            }
+            rules::Nested::Commands(commands) => {
+                for argv in commands {
+                    if argv.is_empty() {
+                        continue;
+                    }
+                    self.push_view(argv.join(" "));
+                    self.invocation(Invocation::from_words(argv, None), depth)?;
+                }
+                Ok(())
+            }
+            rules::Nested::Script(script) => self.script(&script, depth + 1),
+        }
+    }
+
+    /// Walks a redirection; returns how it renders and, for here-documents and here-strings,
+    /// the text fed to the command.
+    fn redirect(
+        &mut self,
+        redirect: &IoRedirect,
+        depth: usize,
+    ) -> Result<(String, Option<String>), ParseError> {
+        let (record, stdin_text) = match redirect {
+            IoRedirect::File(fd, kind, target) => {
+                let op = match kind {
+                    IoFileRedirectKind::Read => "<",
+                    IoFileRedirectKind::Write => ">",
+                    IoFileRedirectKind::Append => ">>",
+                    IoFileRedirectKind::ReadAndWrite => "<>",
+                    IoFileRedirectKind::Clobber => ">|",
+                    IoFileRedirectKind::DuplicateInput => "<&",
+                    IoFileRedirectKind::DuplicateOutput => ">&",
+                };
+                let (target, is_file) = match target {
+                    IoFileRedirectTarget::Filename(word) => {
+                        (self.unquote(&word.value, depth)?.text, true)
+                    }
+                    IoFileRedirectTarget::Fd(fd) => (fd.to_string(), false),
+                    IoFileRedirectTarget::Duplicate(word) => {
+                        let text = self.unquote(&word.value, depth)?.text;
+                        // `>&file` is bash for `&> file`; `>&2`, `>&-` duplicate or close.
+                        let is_descriptor =
+                            text == "-" || text.trim_end_matches('-').parse::<u32>().is_ok();
+                        (text, !is_descriptor)
+                    }
+                    IoFileRedirectTarget::ProcessSubstitution(_, subshell) => (
+                        format!("({})", self.compound_list(&subshell.list, depth)?),
+                        false,
+                    ),
+                };
+                let writes = match kind {
+                    IoFileRedirectKind::Read | IoFileRedirectKind::DuplicateInput => false,
+                    _ => is_file,
+                };
+                (
+                    Redirect {
+                        fd: *fd,
+                        op,
+                        target,
+                        opens_for_write: writes,
+                    },
+                    None,
+                )
+            }
+            IoRedirect::OutputAndError(word, append) => {
+                let target = self.unquote(&word.value, depth)?.text;
+                let op = if *append { "&>>" } else { "&>" };
+                (
+                    Redirect {
+                        fd: None,
+                        op,
+                        target,
+                        opens_for_write: true,
+                    },
+                    None,
+                )
+            }
+            IoRedirect::HereDocument(fd, heredoc) => {
+                // Only `$(...)` and backticks run anything inside a here-document.
+                if heredoc.requires_expansion && runs_commands(&heredoc.doc.value) {
+                    let pieces = guarded(|| {
+                        brush_parser::word::parse_heredoc(&heredoc.doc.value, &self.options)
+                    })
+                    .map_err(|err| ParseError::unparseable(format!("here-document: {err}")))?;
+                    let mut scratch = Unquoted {
+                        text: String::new(),
+                        dynamic: false,
+                    };
+                    for piece in &pieces {
+                        self.piece(&heredoc.doc.value, piece, true, &mut scratch, depth)?;
+                    }
+                }
+                let op = if heredoc.remove_tabs { "<<-" } else { "<<" };
+                let record = Redirect {
+                    fd: *fd,
+                    op,
+                    target: heredoc.here_end.value.clone(),
+                    opens_for_write: false,
+                };
+                (record, Some(heredoc.doc.value.clone()))
+            }
+            IoRedirect::HereString(fd, word) => {
+                let text = self.unquote(&word.value, depth)?.text;
+                let record = Redirect {
+                    fd: *fd,
+                    op: "<<<",
+                    target: text.clone(),
+                    opens_for_write: false,
+                };
+                (record, Some(text))
+            }
+        };
+        let rendered = record.render();
+        self.analysis.redirects.push(record);
+        Ok((rendered, stdin_text))
+    }
+
+    /// Removes quoting from one word and walks the command substitutions inside it.
+    fn unquote(&mut self, word: &str, depth: usize) -> Result<Unquoted, ParseError> {
+        if !runs_commands(word) && !word.contains("$'") && !word.contains("$\"") {
+            // Nothing runs and nothing needs decoding: quote removal alone, without the (slower)
+            // word parser. A `$` left in the text is a parameter: its value is not known.
+            return Ok(Unquoted {
+                text: remove_quotes(word),
+                dynamic: word.contains('$'),
+            });
+        }
+        let pieces = guarded(|| brush_parser::word::parse(word, &self.options))
+            .map_err(|err| ParseError::unparseable(format!("word {word:?}: {err}")))?;
+        let mut out = Unquoted {
+            text: String::with_capacity(word.len()),
+            dynamic: false,
+        };
+        for piece in &pieces {
+            self.piece(word, piece, false, &mut out, depth)?;
+        }
+        Ok(out)
+    }
+
+    fn piece(
+        &mut self,
+        source: &str,
+        piece: &brush_parser::word::WordPieceWithSource,
+        in_double_quotes: bool,
+        out: &mut Unquoted,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let raw = source
+            .get(piece.start_index..piece.end_index)
+            .unwrap_or_default();
+        match &piece.piece {
+            WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => out.text.push_str(text),
+            WordPiece::AnsiCQuotedText(text) => out.text.push_str(&decode_ansi_c(text)),
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                for inner_piece in inner {
+                    self.piece(source, inner_piece, true, out, depth)?;
+                }
+            }
+            WordPiece::TildeExpansion(_) => out.text.push_str(raw),
+            WordPiece::EscapeSequence(escape) => {
+                let escaped = escape.strip_prefix('\\').unwrap_or(escape);
+                let keeps_backslash =
+                    in_double_quotes && !escaped.starts_with(['$', '`', '"', '\\', '\n']);
+                if keeps_backslash {
+                    out.text.push('\\');
+                }
+                if escaped != "\n" {
+                    out.text.push_str(escaped);
+                }
+            }
+            WordPiece::ParameterExpansion(_) => {
+                out.dynamic = true;
+                out.text.push_str(raw);
+                // `${x:-$(cmd)}` runs `cmd`: walk what is inside the braces as a word.
+                if let Some(inner) = raw.strip_prefix("${").and_then(|r| r.strip_suffix('}'))
+                    && inner.contains(['$', '`'])
+                {
+                    self.unquote(inner, depth)?;
+                }
+            }
+            WordPiece::CommandSubstitution(script) => {
+                out.dynamic = true;
+                out.text.push_str(raw);
+                self.script(script, depth + 1)?;
+            }
+            WordPiece::BackquotedCommandSubstitution(script) => {
+                out.dynamic = true;
+                out.text.push_str(raw);
+                self.script(&unescape_backquoted(script), depth + 1)?;
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                out.dynamic = true;
+                out.text.push_str(raw);
+                if expr.value.contains(['$', '`']) {
+                    self.unquote(&expr.value, depth)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_program(
+    source: &str,
+    options: &ParserOptions,
+) -> Result<brush_parser::ast::Program, ParseError> {
+    guarded(|| Parser::new(std::io::Cursor::new(source.as_bytes()), options).parse_program())
+        .map_err(|err| ParseError::unparseable(format!("shell syntax: {err}")))
+}
+
+/// Runs a brush-parser entry point; a panic inside it becomes an error like any other parse
+/// failure (the hook must fail safe, never crash).
+fn guarded<T, E: fmt::Display>(parse: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(parse)) {
+        Ok(Ok(parsed)) => Ok(parsed),
+        Ok(Err(err)) => Err(err.to_string()),
+        Err(_) => Err("the shell parser failed on this input".to_string()),
+    }
+}
+
+/// An estimate of how deeply `source` nests, computed without parsing so that pathological
+/// input never reaches the recursive parser. A small lexer keeps a stack of open contexts
+/// (parentheses, `$(`, braces, backticks, double quotes) so that a `)` inside quotes neither
+/// hides nor closes a real level; compound keywords (`if`, `while`, `for`, `case`...) count as
+/// levels too.
+fn nesting_estimate(source: &str) -> usize {
+    #[derive(PartialEq)]
+    enum Open {
+        Paren,
+        Brace,
+        Backtick,
+        Double,
+    }
+    let bytes = source.as_bytes();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut keywords: usize = 0;
+    let mut max_depth: usize = 0;
+    let mut index = 0;
+    let mut word_start = true;
+    while index < bytes.len() {
+        let byte = bytes[index];
+        let next = bytes.get(index + 1).copied();
+        if stack.last() == Some(&Open::Double) {
+            match byte {
+                b'"' => {
+                    stack.pop();
+                }
+                b'\\' => index += 1,
+                b'$' if next == Some(b'(') => {
+                    stack.push(Open::Paren);
+                    index += 1;
+                }
+                b'`' => stack.push(Open::Backtick),
+                _ => {}
+            }
+            index += 1;
+            word_start = false;
+            max_depth = max_depth.max(stack.len() + keywords);
+            continue;
+        }
+        match byte {
+            b'\'' => {
+                index = bytes[index + 1..]
+                    .iter()
+                    .position(|&b| b == b'\'')
+                    .map_or(bytes.len(), |offset| index + 1 + offset);
+            }
+            b'\\' => index += 1,
+            b'"' => stack.push(Open::Double),
+            b'(' => stack.push(Open::Paren),
+            b'{' => stack.push(Open::Brace),
+            b')' if stack.last() == Some(&Open::Paren) => {
+                stack.pop();
+            }
+            b'}' if stack.last() == Some(&Open::Brace) => {
+                stack.pop();
+            }
+            b'`' if stack.last() == Some(&Open::Backtick) => {
+                stack.pop();
+            }
+            b'`' => stack.push(Open::Backtick),
+            _ if word_start && byte.is_ascii_alphabetic() => {
+                let end = bytes[index..]
+                    .iter()
+                    .position(|b| !b.is_ascii_alphabetic())
+                    .map_or(bytes.len(), |offset| index + offset);
+                match &source[index..end] {
+                    "if" | "while" | "until" | "for" | "case" | "select" => keywords += 1,
+                    "fi" | "done" | "esac" => keywords = keywords.saturating_sub(1),
+                    _ => {}
+                }
+                index = end;
+                word_start = false;
+                max_depth = max_depth.max(stack.len() + keywords);
+                continue;
+            }
+            _ => {}
+        }
+        max_depth = max_depth.max(stack.len() + keywords);
+        word_start = matches!(
+            byte,
+            b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b'{'
+        );
+        index += 1;
+    }
+    max_depth
+}
+
+/// Whether shell text may contain a command substitution (`$(...)`, `$((...))` or backticks).
+fn runs_commands(text: &str) -> bool {
+    text.contains("$(") || text.contains('`')
+}
+
+/// Quote removal for a word without expansions: `'a b'`, `"a b"`, `a\ b` all give `a b`.
+fn remove_quotes(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut chars = word.chars();
+    let mut in_double = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !in_double => out.extend(chars.by_ref().take_while(|&c| c != '\'')),
+            '"' => in_double = !in_double,
+            '\\' => match chars.next() {
+                Some('\n') | None => {}
+                Some(next) if in_double && !matches!(next, '"' | '\\') => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                Some(next) => out.push(next),
+            },
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inside backticks, `\``, `\\` and `\$` stand for the bare character.
+fn unescape_backquoted(script: &str) -> String {
+    let mut out = String::with_capacity(script.len());
+    let mut chars = script.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && matches!(next, '`' | '\\' | '$')
+        {
+            out.push(next);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Decodes the body of `$'...'` (`$'\x72m'` is `rm`).
+fn decode_ansi_c(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(escape) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match escape {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'e' | 'E' => Some('\x1b'),
+            'f' => Some('\x0c'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' | '?' => Some(escape),
+            _ => None,
+        };
+        if let Some(decoded) = simple {
+            out.push(decoded);
+            continue;
+        }
+        let (radix, max_digits, mut value) = match escape {
+            'x' => (16, 2, 0),
+            'u' => (16, 4, 0),
+            'U' => (16, 8, 0),
+            '0'..='7' => (8, 2, escape.to_digit(8).unwrap_or(0)),
+            _ => {
+                out.push('\\');
+                out.push(escape);
+                continue;
+            }
+        };
+        let mut digits = 0;
+        while digits < max_digits
+            && let Some(digit) = chars.peek().and_then(|d| d.to_digit(radix))
+        {
+            value = value * radix + digit;
+            chars.next();
+            digits += 1;
+        }
+        out.extend(char::from_u32(value));
+    }
+    out
+}
