@@ -505,14 +505,14 @@ fn gate_destructive(
         if config.pretool.judge {
             let timeout = Duration::from_millis(config.judge.deadline_ms);
             pipeline.judge(
-                &text,
+                text,
                 Window::default(),
                 || backends::select(config, None),
                 timeout,
             )
         } else {
             pipeline
-                .layer1(&text)
+                .layer1(text)
                 .map(|layer1| layer1_only(&selected, layer1))
         }
     });
