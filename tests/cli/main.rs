@@ -3,6 +3,7 @@
 
 mod completions;
 mod corpus;
+mod doctor;
 mod eval;
 mod hooks;
 mod install;
