@@ -504,8 +504,51 @@ pub struct Scope<'a> {
     /// The `agentguard install` arguments that repair this scope.
     pub install_args: &'a str,
     pub files: &'a [SettingsFile],
-    /// Codex's `[features] hooks = false` in this scope's config.toml.
-    pub hooks_disabled: bool,
+    /// When a file of this scope turns every hook off (Codex `[features] hooks = false`,
+    /// Claude Code `"disableAllHooks": true`): what does it, and how to undo it.
+    pub hooks_off: Option<HooksOff>,
+}
+
+/// A setting that turns every hook off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HooksOff {
+    pub what: String,
+    pub fix: String,
+}
+
+/// The hooks-off switch of one settings text, if it is set.
+pub fn hooks_off(host: &str, format: Format, path: &Path, text: &str) -> Option<HooksOff> {
+    match (host, format) {
+        ("codex", Format::Toml) => {
+            settings::codex_hooks_disabled(text)
+                .unwrap_or(false)
+                .then(|| HooksOff {
+                    what: format!(
+                        "{} turns Codex hooks off ([features] hooks = false)",
+                        path.display()
+                    ),
+                    fix: format!(
+                        "set `hooks = true` under [features] in {}, or remove agentguard's hooks: \
+                     agentguard uninstall --host codex",
+                        path.display()
+                    ),
+                })
+        }
+        ("claude", Format::Json) => {
+            let value: serde_json::Value =
+                serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+            (value.get("disableAllHooks").and_then(|v| v.as_bool()) == Some(true)).then(|| {
+                HooksOff {
+                    what: format!(
+                        "{} sets \"disableAllHooks\": true, so Claude Code runs no hooks",
+                        path.display()
+                    ),
+                    fix: format!("remove \"disableAllHooks\" from {}", path.display()),
+                }
+            })
+        }
+        _ => None,
+    }
 }
 
 /// A scope's files parse, and our hooks there run an existing agentguard with the right host.
@@ -648,10 +691,18 @@ pub fn check_settings_scope(
         );
     }
     if events.is_empty() {
+        let off = scope
+            .hooks_off
+            .as_ref()
+            .map(|off| format!("; {}", off.what))
+            .unwrap_or_default();
         return (
             Check::ok(
                 id,
-                format!("{label}: {} valid, no agentguard hooks", present.join(", ")),
+                format!(
+                    "{label}: {} valid, no agentguard hooks{off}",
+                    present.join(", ")
+                ),
             ),
             events,
         );
@@ -663,16 +714,9 @@ pub fn check_settings_scope(
         found_files.join(", "),
         programs.into_iter().collect::<Vec<_>>().join(", ")
     );
-    if scope.hooks_disabled {
+    if let Some(off) = &scope.hooks_off {
         return (
-            Check::fail(
-                id,
-                format!(
-                    "{summary}, but config.toml turns Codex hooks off ([features] hooks = false)"
-                ),
-                "set `hooks = true` under [features] in Codex's config.toml, or remove agentguard's \
-                 hooks: agentguard uninstall --host codex",
-            ),
+            Check::fail(id, format!("{summary}, but {}", off.what), off.fix.clone()),
             events,
         );
     }
@@ -1054,6 +1098,14 @@ pub fn check_log_dir(enabled: bool, dir: Option<&Path>, state: &LogDir) -> Check
     }
 }
 
+/// A log-derived check when the log is off: unknown, and said once as a warning in `log.dir`.
+pub fn check_not_logged(id: &str, what: &str) -> Check {
+    Check::ok(
+        id,
+        format!("{what}: not known, the decision log is off (see the log.dir check)"),
+    )
+}
+
 fn timestamp(record: &Record) -> Option<jiff::Timestamp> {
     record.ts.parse().ok()
 }
@@ -1406,7 +1458,7 @@ mod tests {
             host: "claude",
             install_args: "--scope user",
             files,
-            hooks_disabled: false,
+            hooks_off: None,
         }
     }
 
@@ -1470,11 +1522,42 @@ mod tests {
             host: "codex",
             install_args: "--host codex --scope user",
             files: &files,
-            hooks_disabled: true,
+            hooks_off: hooks_off(
+                "codex",
+                Format::Toml,
+                Path::new("/h/.codex/config.toml"),
+                "[features]\nhooks = false\n",
+            ),
         };
         let (check, _) = check_settings_scope(&scope, &|_| Program::Running);
         assert_eq!(check.status, Status::Fail);
         assert!(check.message.contains("hooks = false"));
+    }
+
+    #[test]
+    fn claude_disable_all_hooks_is_found() {
+        let path = Path::new("/h/.claude/settings.json");
+        let off = hooks_off("claude", Format::Json, path, r#"{"disableAllHooks": true}"#).unwrap();
+        assert!(off.what.contains("disableAllHooks"));
+        assert!(
+            hooks_off(
+                "claude",
+                Format::Json,
+                path,
+                r#"{"disableAllHooks": false}"#
+            )
+            .is_none()
+        );
+        assert!(hooks_off("codex", Format::Json, path, r#"{"disableAllHooks": true}"#).is_none());
+        let text = r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agentguard hook stop"}]}]}}"#;
+        let files = scope_files(Some(text));
+        let scope = Scope {
+            hooks_off: Some(off),
+            ..scope(&files)
+        };
+        let (check, _) = check_settings_scope(&scope, &|_| Program::Running);
+        assert_eq!(check.status, Status::Fail);
+        assert!(check.fix.unwrap().starts_with("remove \"disableAllHooks\""));
     }
 
     #[test]

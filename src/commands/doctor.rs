@@ -17,7 +17,7 @@ use crate::fsutil;
 use crate::log::Record;
 use crate::paths;
 use crate::pipeline::{Judgement, Pipeline, Window};
-use crate::settings::{self, Format};
+use crate::settings::Format;
 
 /// `--version` and `--help` of an agent CLI must answer within this.
 const CLI_DEADLINE: Duration = Duration::from_secs(15);
@@ -139,35 +139,48 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
         log_dir.as_deref(),
         &log_dir_state(log_dir.as_deref()),
     ));
-    let now = jiff::Timestamp::now();
-    let records = log_dir
-        .as_deref()
-        .map(|dir| recent_records(dir, now))
-        .unwrap_or_default();
-    checks.push(doctor::check_judge_failures(&records, now));
-    let any_event = |events: &[&str]| {
-        installed
-            .values()
-            .any(|installed| events.iter().any(|e| installed.contains(*e)))
-    };
     const STOP_EVENTS: [&str; 2] = ["Stop", "SubagentStop"];
     const PRE_TOOL_EVENTS: [&str; 1] = ["PreToolUse"];
-    checks.push(doctor::check_hook_activity(
-        "hooks.stop_activity",
-        "Stop",
-        &STOP_EVENTS,
-        any_event(&STOP_EVENTS),
-        &records,
-        now,
-    ));
-    checks.push(doctor::check_hook_activity(
-        "hooks.pre_tool_activity",
-        "PreToolUse",
-        &PRE_TOOL_EVENTS,
-        any_event(&PRE_TOOL_EVENTS),
-        &records,
-        now,
-    ));
+    let log_checks = [
+        ("log.judge_failures", "judge failures"),
+        ("hooks.stop_activity", "Stop hook activity"),
+        ("hooks.pre_tool_activity", "PreToolUse hook activity"),
+    ];
+    if !log_config.log.enabled {
+        checks.extend(
+            log_checks
+                .iter()
+                .map(|(id, what)| doctor::check_not_logged(id, what)),
+        );
+    } else {
+        let now = jiff::Timestamp::now();
+        let records = log_dir
+            .as_deref()
+            .map(|dir| recent_records(dir, now))
+            .unwrap_or_default();
+        let any_event = |events: &[&str]| {
+            installed
+                .values()
+                .any(|installed| events.iter().any(|e| installed.contains(*e)))
+        };
+        checks.push(doctor::check_judge_failures(&records, now));
+        checks.push(doctor::check_hook_activity(
+            log_checks[1].0,
+            "Stop",
+            &STOP_EVENTS,
+            any_event(&STOP_EVENTS),
+            &records,
+            now,
+        ));
+        checks.push(doctor::check_hook_activity(
+            log_checks[2].0,
+            "PreToolUse",
+            &PRE_TOOL_EVENTS,
+            any_event(&PRE_TOOL_EVENTS),
+            &records,
+            now,
+        ));
+    }
 
     let report = Report::new(checks);
     let mut out = std::io::stdout().lock();
@@ -298,18 +311,17 @@ fn settings_checks(
     let program = |prog: &str| resolve_program(prog, cwd, exe);
     let mut installed = BTreeMap::new();
     for (id, label, host, install_args, files) in &scopes {
-        let hooks_disabled = files
-            .iter()
-            .filter(|f| f.format == Format::Toml)
-            .filter_map(|f| f.text.as_ref()?.as_ref().ok())
-            .any(|text| settings::codex_hooks_disabled(text).unwrap_or(false));
+        let hooks_off = files.iter().find_map(|file| {
+            let text = file.text.as_ref()?.as_ref().ok()?;
+            doctor::hooks_off(host, file.format, &file.path, text)
+        });
         let scope = doctor::Scope {
             id,
             label,
             host,
             install_args,
             files,
-            hooks_disabled,
+            hooks_off,
         };
         let (check, events) = doctor::check_settings_scope(&scope, &program);
         checks.push(check);

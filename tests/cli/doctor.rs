@@ -454,3 +454,53 @@ fn an_unwritable_log_location_fails() {
     // Doctor creates nothing.
     assert!(!env.log_dir().exists());
 }
+
+#[test]
+fn hooks_switched_off_by_the_host_settings_fail() {
+    let env = Env::new();
+    env.write_config(RULES);
+    install(&env, &["--scope", "project"]);
+    let path = env.project().join(".claude/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    settings["disableAllHooks"] = json!(true);
+    std::fs::write(&path, settings.to_string()).unwrap();
+    let (code, report) = doctor(&env, &[]);
+    assert_eq!(code, 1);
+    let project = check(&report, "settings.claude.project");
+    assert_eq!(project["status"], "fail");
+    assert!(
+        project["message"]
+            .as_str()
+            .unwrap()
+            .contains("disableAllHooks"),
+        "{project}"
+    );
+
+    install(&env, &["--host", "codex"]);
+    env.write(
+        "home/.codex/config.toml",
+        "# mine\n[features]\nhooks = false\n",
+    );
+    let (_, report) = doctor(&env, &[]);
+    assert_eq!(status(&report, "settings.codex.user"), "fail");
+    assert!(message(&report, "settings.codex.user").contains("[features] hooks = false"));
+}
+
+#[test]
+fn with_the_log_off_hook_activity_is_unknown_and_said_once() {
+    let env = Env::new();
+    env.write_config(&format!("{RULES}[log]\nenabled = false\n"));
+    install(&env, &[]);
+    let (code, report) = doctor(&env, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(status(&report, "log.dir"), "warn");
+    for id in [
+        "log.judge_failures",
+        "hooks.stop_activity",
+        "hooks.pre_tool_activity",
+    ] {
+        assert_eq!(status(&report, id), "ok");
+        assert!(message(&report, id).contains("not known"), "{id}");
+    }
+}
