@@ -564,6 +564,7 @@ pub fn check_settings_scope(
     let mut found_files = Vec::new();
     let mut programs: BTreeSet<String> = BTreeSet::new();
     let mut warnings: Vec<(String, String)> = Vec::new();
+    let mut failure: Option<(String, String)> = None;
     for file in scope.files {
         let path = file.path.display();
         let text = match &file.text {
@@ -616,62 +617,50 @@ pub fn check_settings_scope(
             let Some((prog, host)) = command_program_and_host(&entry.command) else {
                 continue;
             };
-            if host != scope.host {
-                return (
-                    Check::fail(
-                        id,
-                        format!(
-                            "{label}: the {} hook in {path} answers with `--host {host}`, but \
-                             this file is read by {}",
-                            entry.event, scope.host
-                        ),
-                        install,
-                    ),
-                    events,
-                );
-            }
-            match program(&prog) {
-                Program::Missing => {
-                    return (
-                        Check::fail(
-                            id,
-                            format!(
-                                "{label}: the {} hook in {path} runs {prog}, which does not exist \
-                                 (was agentguard moved?); the host fails that hook silently",
-                                entry.event
-                            ),
-                            install,
-                        ),
-                        events,
-                    );
-                }
-                Program::NotExecutable => {
-                    return (
-                        Check::fail(
-                            id,
-                            format!(
-                                "{label}: the {} hook in {path} runs {prog}, which is not \
-                                 executable",
-                                entry.event
-                            ),
-                            format!("chmod +x {prog}, or {install}"),
-                        ),
-                        events,
-                    );
-                }
-                Program::Other(other) => warnings.push((
+            let event = &entry.event;
+            // The first problem is reported; every entry still counts as installed, so the
+            // checks that depend on installed hooks see them.
+            let problem = if host != scope.host {
+                Some((
                     format!(
-                        "the {} hook runs {}, not this binary",
-                        entry.event,
-                        other.display()
+                        "the {event} hook in {path} answers with `--host {host}`, but this file \
+                         is read by {}",
+                        scope.host
                     ),
-                    format!("{install} (from the agentguard you mean to use)"),
-                )),
-                Program::Running => {}
+                    install.clone(),
+                ))
+            } else {
+                match program(&prog) {
+                    Program::Missing => Some((
+                        format!(
+                            "the {event} hook in {path} runs {prog}, which does not exist (was \
+                             agentguard moved?); the host fails that hook silently"
+                        ),
+                        install.clone(),
+                    )),
+                    Program::NotExecutable => Some((
+                        format!("the {event} hook in {path} runs {prog}, which is not executable"),
+                        format!("chmod +x {prog}, or {install}"),
+                    )),
+                    Program::Other(other) => {
+                        warnings.push((
+                            format!("the {event} hook runs {}, not this binary", other.display()),
+                            format!("{install} (from the agentguard you mean to use)"),
+                        ));
+                        None
+                    }
+                    Program::Running => None,
+                }
+            };
+            if failure.is_none() {
+                failure = problem;
             }
             programs.insert(prog);
             events.insert(entry.event);
         }
+    }
+    if let Some((what, fix)) = failure {
+        return (Check::fail(id, format!("{label}: {what}"), fix), events);
     }
     let present: Vec<String> = scope
         .files
@@ -1470,8 +1459,12 @@ mod tests {
         assert_eq!(check.status, Status::Ok, "{}", check.message);
         assert_eq!(events.into_iter().collect::<Vec<_>>(), ["Stop"]);
 
-        let (check, _) = check_settings_scope(&scope(&files), &|_| Program::Missing);
+        let (check, events) = check_settings_scope(&scope(&files), &|_| Program::Missing);
         assert_eq!(check.status, Status::Fail);
+        assert!(
+            events.contains("Stop"),
+            "a broken hook is still an installed one"
+        );
         assert!(
             check
                 .message

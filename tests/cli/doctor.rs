@@ -229,6 +229,9 @@ fn a_hook_pointing_at_a_moved_binary_fails_with_the_install_fix() {
         "{text}"
     );
     assert_eq!(user["fix"], "agentguard install --scope user");
+    // Installed, though broken: the Stop hook's silence is reported too.
+    assert_eq!(status(&report, "hooks.installed"), "ok");
+    assert_eq!(status(&report, "hooks.stop_activity"), "warn");
 
     // The fix works: install updates the entry in place, and doctor is healthy again.
     install(&env, &[]);
