@@ -58,6 +58,23 @@ fn install(env: &Env, extra: &[&str]) {
         .success();
 }
 
+/// Every path under `dir`, sorted.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(next) = stack.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path.clone());
+            }
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
 /// An env whose PATH holds the pinned real `claude` and `codex`.
 fn env_with_real_clis() -> Option<Env> {
     let dir = agent_cli_dir("claude")?;
@@ -77,9 +94,12 @@ fn fresh_install_with_the_rules_backend_and_the_real_clis_is_healthy() {
     };
     env.write_config(RULES);
     install(&env, &[]);
+    let before = files_under(&env.home());
     let (code, report) = doctor(&env, &[]);
     assert_eq!(code, 0);
     assert_eq!(report["healthy"], true);
+    // Doctor changes nothing in HOME, through the CLIs it runs included.
+    assert_eq!(files_under(&env.home()), before);
     let ids: Vec<&str> = report["checks"]
         .as_array()
         .unwrap()
