@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod detectors;
+pub mod doctor;
 pub mod error;
 pub mod eval;
 pub mod formula;

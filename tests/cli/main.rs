@@ -3,6 +3,7 @@
 
 mod completions;
 mod corpus;
+mod doctor;
 mod eval;
 mod fake_api;
 mod hooks;
