@@ -3,6 +3,7 @@
 
 mod completions;
 mod corpus;
+mod e2e;
 mod eval;
 mod fake_api;
 mod hooks;
