@@ -806,10 +806,11 @@ fn codex_judge_verdicts_failures_and_no_process_left_behind() {
     assert_eq!(report["verdict"], "allow", "{report}");
     assert_eq!(report["detectors"][0]["reason"], "ZZCODEX evidence given");
 
-    // A 5xx fails at once (retries are off): codex exits, before the deadline.
+    // A 5xx fails at once: with retries off codex exits after one call, well before a deadline
+    // (15 s, roomy for a loaded machine) that its default retries (~25 s) would have hit.
     fake.set_mode(OpenAiMode::ServerError(500));
     let calls = fake.model_requests().len();
-    let (out, report) = codex_judge(&env, &fake, &codex, 5000);
+    let (out, report) = codex_judge(&env, &fake, &codex, 15000);
     assert_eq!(out.code, Some(0), "fail-open: {}", out.output());
     assert_eq!(report["verdict"], "fail", "{report}");
     assert_eq!(report["detectors"][0]["error_cause"], "exit", "{report}");
