@@ -309,7 +309,10 @@ fn decide_stop(
             format!(
                 "{}:{}",
                 o.detector,
-                o.passage_fingerprint(text).unwrap_or_default()
+                detectors
+                    .get(&o.detector)
+                    .and_then(|d| o.passage_fingerprint(d, text))
+                    .unwrap_or_default()
             )
         })
         .collect();

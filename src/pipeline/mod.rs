@@ -121,12 +121,26 @@ impl Outcome {
         outcome
     }
 
-    /// A stable fingerprint of the passage that triggered (for the loop guard): the hit's
-    /// sentence, normalized, hashed.
-    pub fn passage_fingerprint(&self, text: &str) -> Option<String> {
+    /// A stable fingerprint of the passage that triggered (for the loop guard): the sentence of
+    /// `detector`'s LAST trigger match, normalized, hashed. The last, not Layer 1's first: after
+    /// a block the host's feedback is not a user turn, so the judged text still begins with the
+    /// passage already blocked, and a new proposal the agent makes comes after it.
+    pub fn passage_fingerprint(&self, detector: &Detector, text: &str) -> Option<String> {
         let Layer1::Hit { start, end, .. } = self.layer1 else {
             return None;
         };
+        let (start, end) = detector
+            .compiled()
+            .ok()
+            .and_then(|compiled| {
+                compiled
+                    .triggers
+                    .iter()
+                    .filter_map(|re| re.find_iter(text).last())
+                    .max_by_key(|found| found.start())
+                    .map(|found| (found.start(), found.end()))
+            })
+            .unwrap_or((start, end));
         let passage = sentence_around(text, start, end);
         let normalized: String = passage
             .chars()
@@ -544,12 +558,25 @@ mod tests {
                 judged_text: None,
             }
         };
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let commit = detectors.get("commit").unwrap();
         let one = a
-            .passage_fingerprint("Done. Shall I commit?  Thanks")
+            .passage_fingerprint(commit, "Done. Shall I commit?  Thanks")
             .unwrap();
         let two = a
-            .passage_fingerprint("Done. shall  I COMMIT? More")
+            .passage_fingerprint(commit, "Done. shall  I COMMIT? More")
             .unwrap();
         assert_eq!(one, two);
+        // After a block the judged text still starts with the blocked passage: a new proposal
+        // after it is a new finding, the same proposal repeated is not.
+        let blocked = "Shall I commit? ";
+        let repeated = a
+            .passage_fingerprint(commit, &format!("{blocked}\n\nShall I commit?"))
+            .unwrap();
+        let rephrased = a
+            .passage_fingerprint(commit, &format!("{blocked}\n\nReady to push it now."))
+            .unwrap();
+        assert_eq!(repeated, one);
+        assert_ne!(rephrased, one);
     }
 }

@@ -342,19 +342,44 @@ pub const DEFAULT_REPLY: &str = "Done: nothing else to do.";
 pub struct FakeAnthropic {
     server: Server,
     script: Arc<Mutex<VecDeque<Turn>>>,
+    routes: Arc<Mutex<Vec<Route>>>,
+}
+
+/// Turns reserved for the model calls whose body contains `needle`.
+struct Route {
+    needle: String,
+    turns: VecDeque<Turn>,
 }
 
 impl FakeAnthropic {
     pub fn start() -> FakeAnthropic {
         let script: Arc<Mutex<VecDeque<Turn>>> = Arc::default();
+        let routes: Arc<Mutex<Vec<Route>>> = Arc::default();
         let handler = {
             let script = Arc::clone(&script);
-            Arc::new(move |request: &Request| anthropic_reply(request, &script)) as Handler
+            let routes = Arc::clone(&routes);
+            Arc::new(move |request: &Request| anthropic_reply(request, &script, &routes)) as Handler
         };
         FakeAnthropic {
             server: Server::start(handler),
             script,
+            routes,
         }
+    }
+
+    /// Queues an assistant turn for the model calls whose JSON body contains `needle` (e.g. a
+    /// judge's prompt marker, when a judge CLI shares the fake with the session it judges).
+    /// Such calls take from this queue, not from the main script.
+    pub fn push_when(&self, needle: &str, turn: Turn) -> &Self {
+        let mut routes = self.routes.lock().unwrap();
+        match routes.iter_mut().find(|r| r.needle == needle) {
+            Some(route) => route.turns.push_back(turn),
+            None => routes.push(Route {
+                needle: needle.to_string(),
+                turns: VecDeque::from([turn]),
+            }),
+        }
+        self
     }
 
     /// Queues an assistant turn.
@@ -395,14 +420,25 @@ impl FakeAnthropic {
     }
 }
 
-fn anthropic_reply(request: &Request, script: &Mutex<VecDeque<Turn>>) -> Reply {
+fn anthropic_reply(
+    request: &Request,
+    script: &Mutex<VecDeque<Turn>>,
+    routes: &Mutex<Vec<Route>>,
+) -> Reply {
     match (request.method.as_str(), request.route()) {
         ("POST", "/v1/messages") => {
-            let turn = script
+            let body = request.body.to_string();
+            let routed = routes
                 .lock()
                 .unwrap()
-                .pop_front()
-                .unwrap_or_else(|| Turn::text(DEFAULT_REPLY));
+                .iter_mut()
+                .find(|r| body.contains(&r.needle))
+                .map(|r| r.turns.pop_front());
+            let turn = match routed {
+                Some(turn) => turn,
+                None => script.lock().unwrap().pop_front(),
+            }
+            .unwrap_or_else(|| Turn::text(DEFAULT_REPLY));
             let model = request.body["model"]
                 .as_str()
                 .unwrap_or("claude-fake")

@@ -4,6 +4,7 @@
 mod completions;
 mod corpus;
 mod doctor;
+mod e2e;
 mod eval;
 mod fake_api;
 mod hooks;

@@ -1,0 +1,832 @@
+//! End to end with the real pinned clients: `claude -p` (and `codex exec` as a judge) against the
+//! loopback fakes of `fake_api`, in a throwaway HOME and git project, with agentguard's hooks
+//! installed by `agentguard install --scope project --yes` run in that environment. Every
+//! scenario asserts on what the real client sent to the fake and on the decision log, not only
+//! on exit codes. Run this stage alone with `scripts/test.sh e2e::`.
+//!
+//! The judge is configured explicitly in every scenario (never `auto`: the pinned `claude` is
+//! on PATH and would be picked). Every client run has a deadline that kills its process group.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::fake_api::{FakeAnthropic, FakeOpenAi, OpenAiMode, Request, Turn};
+use crate::support::{self, Env};
+
+/// Generous, because the machine is shared: a guard against a hung client, not a speed check.
+const DEADLINE: Duration = Duration::from_secs(120);
+/// The marker of agentguard's wrapped judge prompt (a per-call nonce follows it).
+const JUDGE_MARKER: &str = "AGENT-TEXT-BEGIN";
+/// The start of the read-only rule every denial carries.
+const READ_ONLY_RULE: &str = "This step is read-only: it reviews, it does not change the code.";
+
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    fn output(&self) -> String {
+        format!("stdout:\n{}\nstderr:\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// A throwaway HOME and git project with agentguard installed for the project, a user config,
+/// the pinned CLIs on PATH and a fake Anthropic API in the environment (SPEC §2).
+struct Session {
+    env: Env,
+    fake: FakeAnthropic,
+    cli_dir: PathBuf,
+}
+
+impl Session {
+    /// None (skipped, or a panic under CI=true) when the pinned CLIs are not installed.
+    fn start(config: &str) -> Option<Session> {
+        let cli_dir = support::agent_cli_dir("claude")?;
+        let mut env = Env::new();
+        env.path_prefix.push(cli_dir.clone());
+        let fake = FakeAnthropic::start();
+        for (key, value) in fake.claude_env() {
+            env.set(&key, value);
+        }
+        env.write_config(config);
+        git(&env, &["init", "-q", "-b", "main"]);
+        std::fs::write(env.project().join("README.md"), "# demo\n\nhello\n").unwrap();
+        git(&env, &["add", "README.md"]);
+        git(&env, &["commit", "-q", "-m", "initial"]);
+
+        let install = run(agentguard(
+            &env,
+            &["install", "--scope", "project", "--yes"],
+        ));
+        assert_eq!(install.code, Some(0), "{}", install.output());
+        let settings: Value = serde_json::from_slice(
+            &std::fs::read(env.project().join(".claude/settings.json")).unwrap(),
+        )
+        .unwrap();
+        let binary = Path::new(env!("CARGO_BIN_EXE_agentguard"))
+            .canonicalize()
+            .unwrap();
+        assert_eq!(
+            settings["hooks"]["Stop"][0]["hooks"][0]["command"],
+            format!("{} hook stop --host claude", binary.display()),
+            "the hook must call the binary under test by its absolute path"
+        );
+        Some(Session { env, fake, cli_dir })
+    }
+
+    fn claude(&self) -> PathBuf {
+        self.cli_dir.join("claude")
+    }
+
+    /// The real `claude` with `args`, in the project.
+    fn run_claude(&self, args: &[&str]) -> Outcome {
+        run(isolated(&self.env, self.claude(), args))
+    }
+
+    /// The model calls of the session started with `prompt` (Claude Code may make other calls
+    /// too; a judge's calls carry the wrapped prompt instead).
+    fn turns(&self, prompt: &str) -> Vec<Request> {
+        self.fake
+            .message_requests()
+            .into_iter()
+            .filter(|r| first_user_text(r).contains(prompt))
+            .collect()
+    }
+
+    fn decisions(&self) -> Vec<Value> {
+        decisions(&self.env)
+    }
+
+    fn head(&self) -> String {
+        git(&self.env, &["rev-parse", "HEAD"])
+    }
+}
+
+/// `program` in the isolation of `Env::cmd` (cleared environment, temp HOME, PATH with the
+/// stand-ins first, cwd the project), stdin closed, in its own process group.
+fn isolated(env: &Env, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .env("HOME", env.home())
+        .env("PATH", env.path_var())
+        .env("LANG", "C.UTF-8")
+        .env("NO_COLOR", "1")
+        .current_dir(env.project())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for (key, value) in &env.vars {
+        cmd.env(key, value);
+    }
+    cmd
+}
+
+fn agentguard(env: &Env, args: &[&str]) -> Command {
+    isolated(env, env!("CARGO_BIN_EXE_agentguard"), args)
+}
+
+/// Runs `cmd` to its end; past the deadline its whole process group is killed and the test
+/// fails with what it printed so far.
+fn run(cmd: Command) -> Outcome {
+    run_with_stdin(cmd, None)
+}
+
+fn run_with_stdin(mut cmd: Command, stdin: Option<&str>) -> Outcome {
+    if stdin.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd.spawn().expect("spawn");
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut pipe, text.as_bytes()).unwrap();
+    }
+    let pipes = [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
+    ];
+    let readers: Vec<_> = pipes
+        .into_iter()
+        .map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut text = Vec::new();
+                let _ = pipe.read_to_end(&mut text);
+                String::from_utf8_lossy(&text).into_owned()
+            })
+        })
+        .collect();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > DEADLINE {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Also ends whatever the client left running, so the pipes close.
+    // SAFETY: signals only the process group this test started.
+    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+    let _ = child.wait();
+    let mut texts = readers.into_iter().map(|r| r.join().unwrap());
+    let outcome = Outcome {
+        code: status.and_then(|s| s.code()),
+        stdout: texts.next().unwrap(),
+        stderr: texts.next().unwrap(),
+    };
+    assert!(
+        status.is_some(),
+        "killed after {DEADLINE:?}:\n{}",
+        outcome.output()
+    );
+    outcome
+}
+
+/// git in the project, with a fixed identity; returns stdout, trimmed.
+fn git(env: &Env, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=E2E",
+            "-c",
+            "user.email=e2e@example.invalid",
+        ])
+        .args(args)
+        .env_clear()
+        .env("HOME", env.home())
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .current_dir(env.project())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {:?}", out);
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Every record of the decision log, oldest first.
+fn decisions(env: &Env) -> Vec<Value> {
+    let Ok(entries) = std::fs::read_dir(env.log_dir()) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect::<Vec<Value>>()
+        })
+        .collect()
+}
+
+fn of_event<'a>(records: &'a [Value], event: &str) -> Vec<&'a Value> {
+    records.iter().filter(|r| r["event"] == event).collect()
+}
+
+fn actions(records: &[&Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| r["action"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The text blocks (or string content) of a message, joined.
+fn message_text(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn first_user_text(request: &Request) -> String {
+    request.body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+        .map(message_text)
+        .unwrap_or_default()
+}
+
+/// The messages of a request after the last assistant message (what the client added).
+fn after_last_assistant(request: &Request) -> Vec<Value> {
+    let messages = request.body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let last = messages.iter().rposition(|m| m["role"] == "assistant");
+    messages[last.map_or(0, |i| i + 1)..].to_vec()
+}
+
+/// The `tool_result` blocks of a request's newest user message, by tool_use id.
+fn tool_result(request: &Request, tool_use_id: &str) -> Value {
+    after_last_assistant(request)
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no tool_result for {tool_use_id}: {}", request.body))
+}
+
+fn tool_result_text(block: &Value) -> String {
+    match &block["content"] {
+        Value::String(text) => text.clone(),
+        other => message_text(&json!({ "content": other })),
+    }
+}
+
+/// The id of the first tool_use block of a turn, as the client received it.
+fn tool_use_id(turn: &Turn, name: &str) -> String {
+    turn.blocks
+        .iter()
+        .find_map(|b| match b {
+            crate::fake_api::Block::ToolUse { id, name: n, .. } if n == name => Some(id.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+fn rules_config() -> String {
+    "[judge]\nbackend = \"rules\"\n".to_string()
+}
+
+// --- 1. a Stop block reaches the model, the verified answer ends the run --------------------
+
+#[test]
+fn stop_block_feedback_reaches_the_model_and_the_verified_answer_ends_the_run() {
+    let Some(session) = Session::start(&rules_config()) else {
+        return;
+    };
+    let prompt = "ZZE2E-1 finish the parser change";
+    let proposal = "The parser change is in place. Shall I push it to origin now?";
+    let report = "Ran cargo test: 48 passed, 0 failed. The parser change is verified; nothing \
+                  is pushed yet.";
+    session.fake.push(Turn::text(proposal));
+    session.fake.push(Turn::text(report));
+
+    let out = session.run_claude(&["-p", prompt]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(out.stdout.contains("48 passed"), "{}", out.output());
+
+    let turns = session.turns(prompt);
+    assert_eq!(turns.len(), 2, "one blocked stop, then the report");
+    let stops = session.decisions();
+    let stops = of_event(&stops, "Stop");
+    assert_eq!(actions(&stops), ["block", "allow"], "{stops:#?}");
+    let block = stops[0];
+    assert_eq!(block["detectors"][0]["detector"], "commit");
+    assert_eq!(block["detectors"][0]["verdict"], "violation");
+    assert_eq!(stops[1]["verdict"], "allow");
+    assert_eq!(block["session"], stops[1]["session"]);
+
+    // The feedback came back to the model as a user message after its proposal.
+    let feedback = block["message"].as_str().unwrap();
+    assert!(
+        feedback.contains("without reporting any verification"),
+        "{feedback}"
+    );
+    let added = after_last_assistant(&turns[1]);
+    let user_text: String = added
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(message_text)
+        .collect();
+    assert!(user_text.contains("Stop hook feedback"), "{added:#?}");
+    assert!(user_text.contains(feedback), "{added:#?}");
+    let messages = turns[1].body["messages"].to_string();
+    assert!(
+        messages.contains(proposal),
+        "the proposal is in the history"
+    );
+}
+
+// --- 2. a verified proposal is not blocked -----------------------------------------------------
+
+#[test]
+fn a_verified_proposal_stops_without_a_block() {
+    let Some(session) = Session::start(&rules_config()) else {
+        return;
+    };
+    let prompt = "ZZE2E-2 finish the task";
+    session.fake.push(Turn::text(
+        "All 212 tests pass, clippy clean — shall I commit?",
+    ));
+
+    let out = session.run_claude(&["-p", prompt]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(out.stdout.contains("shall I commit?"), "{}", out.output());
+
+    assert_eq!(session.turns(prompt).len(), 1, "exactly one model call");
+    let all = session.fake.message_requests();
+    assert!(
+        all.iter()
+            .all(|r| !r.body.to_string().contains("Stop hook feedback")),
+        "no feedback was sent"
+    );
+    let records = session.decisions();
+    let stops = of_event(&records, "Stop");
+    assert_eq!(actions(&stops), ["allow"], "{stops:#?}");
+    // Layer 1 hit, and the judge allowed it: the evidence is in the same message.
+    let commit = &stops[0]["detectors"][0];
+    assert_eq!(commit["detector"], "commit");
+    assert_eq!(commit["layer1"]["outcome"], "hit");
+    assert_eq!(commit["fields"]["verification_reported"], true);
+    assert_eq!(commit["verdict"], "allow");
+}
+
+// --- 3. a read-only reviewer cannot commit or edit ----------------------------------------------
+
+#[test]
+fn read_only_launch_denies_a_commit_and_an_edit_and_the_model_hears_why() {
+    let Some(session) = Session::start(&rules_config()) else {
+        return;
+    };
+    // A pending change that `git commit -am` would commit.
+    let readme = session.env.project().join("README.md");
+    std::fs::write(&readme, "# demo\n\nhello, reviewed\n").unwrap();
+    let head = session.head();
+    let status = git(&session.env, &["status", "--porcelain"]);
+
+    let prompt = "ZZE2E-3 review the pending change";
+    let edit_input = json!({
+        "file_path": readme.display().to_string(),
+        "old_string": "hello",
+        "new_string": "goodbye",
+    });
+    let tools = Turn::tool_use(
+        "Bash",
+        json!({"command": "git commit -am x", "description": "Commit"}),
+    )
+    .and_tool_use("Edit", edit_input.clone());
+    let (bash_id, edit_id) = (tool_use_id(&tools, "Bash"), tool_use_id(&tools, "Edit"));
+    session.fake.push(tools);
+    session
+        .fake
+        .push(Turn::text("Review: README.md line 3 reads well."));
+
+    let out = run(agentguard(
+        &session.env,
+        &["launch", "--read-only", "claude", "--", "-p", prompt],
+    ));
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(out.stdout.contains("Review: README.md"), "{}", out.output());
+
+    let turns = session.turns(prompt);
+    assert_eq!(turns.len(), 2, "the tool calls, then the review");
+    let bash = tool_result(&turns[1], &bash_id);
+    assert_eq!(bash["is_error"], true, "{bash}");
+    let bash_text = tool_result_text(&bash);
+    for expected in [
+        "agentguard denied this call: `git commit` writes to the repository",
+        "AGENTGUARD_ROLE=read-only",
+        READ_ONLY_RULE,
+        "not an obstacle to route around",
+    ] {
+        assert!(bash_text.contains(expected), "{expected}: {bash_text}");
+    }
+    // The launch took Edit away from the model; Claude Code itself refuses the call.
+    let edit = tool_result(&turns[1], &edit_id);
+    assert_eq!(edit["is_error"], true, "{edit}");
+    assert!(tool_result_text(&edit).contains("Edit"), "{edit}");
+    assert!(!turns[0].tool_names().iter().any(|t| t == "Edit"));
+
+    // The hook alone (role from the environment, Edit still offered) denies the edit with our
+    // explanation.
+    let prompt_hook = "ZZE2E-3b review the pending change";
+    let edit_turn = Turn::tool_use("Edit", edit_input);
+    let hook_edit_id = tool_use_id(&edit_turn, "Edit");
+    session.fake.push(edit_turn);
+    session.fake.push(Turn::text("Review: nothing to add."));
+    let mut cmd = isolated(&session.env, session.claude(), &["-p", prompt_hook]);
+    cmd.env("AGENTGUARD_ROLE", "read-only");
+    let out = run(cmd);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    let turns = session.turns(prompt_hook);
+    assert_eq!(turns.len(), 2);
+    assert!(turns[0].tool_names().iter().any(|t| t == "Edit"));
+    let edit = tool_result(&turns[1], &hook_edit_id);
+    assert_eq!(edit["is_error"], true, "{edit}");
+    let edit_text = tool_result_text(&edit);
+    for expected in [
+        "agentguard denied this call: `Edit` writes files",
+        READ_ONLY_RULE,
+    ] {
+        assert!(edit_text.contains(expected), "{expected}: {edit_text}");
+    }
+
+    // Nothing changed: not the file, not the index, not the history.
+    assert_eq!(
+        std::fs::read_to_string(&readme).unwrap(),
+        "# demo\n\nhello, reviewed\n"
+    );
+    assert_eq!(session.head(), head);
+    assert_eq!(git(&session.env, &["status", "--porcelain"]), status);
+    assert_eq!(git(&session.env, &["rev-list", "--count", "HEAD"]), "1");
+
+    let records = session.decisions();
+    let denials: Vec<(String, String)> = of_event(&records, "PreToolUse")
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap().to_string(),
+                r["rule"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        denials,
+        [
+            ("deny".to_string(), "read-only:git-write".to_string()),
+            ("deny".to_string(), "read-only:edit-tool".to_string()),
+        ]
+    );
+}
+
+// --- 4. the loop guard ends a blocking loop before Claude Code's cap -----------------------------
+
+/// Runs a session whose model proposes each of `proposals` in turn, unverified, with stream-json
+/// output; returns the run, the model calls and the Stop records.
+fn loop_session(
+    max_blocks: u32,
+    proposals: &[&str],
+) -> Option<(Outcome, Vec<Request>, Vec<Value>)> {
+    let config = format!(
+        "{}\n[stop]\nmax_blocks_per_turn = {max_blocks}\n",
+        rules_config()
+    );
+    let session = Session::start(&config)?;
+    for proposal in proposals {
+        session.fake.push(Turn::text(*proposal));
+    }
+    let prompt = format!("ZZE2E-4 finish the refactor ({max_blocks})");
+    let out = session.run_claude(&["-p", &prompt, "--output-format", "stream-json", "--verbose"]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    let turns = session.turns(&prompt);
+    let stops = of_event(&session.decisions(), "Stop")
+        .into_iter()
+        .cloned()
+        .collect();
+    Some((out, turns, stops))
+}
+
+/// The lines Claude Code showed the user from hooks' `systemMessage`, in its stream-json.
+fn shown_hook_messages(stream: &str) -> Vec<String> {
+    stream
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "system" && e["subtype"] == "informational")
+        .filter_map(|e| e["content"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn loop_guard_releases_a_rephrased_proposal_at_the_turn_limit() {
+    // Eight different unverified proposals: without the loop guard, Claude Code would end the
+    // turn only at its own cap of 8 blocks.
+    let proposals = [
+        "The refactor is complete. Shall I commit it now?",
+        "Ready to push the branch to origin?",
+        "Let me go ahead and deploy it to staging.",
+        "Shall I merge the pull request now?",
+        "I can publish the release now, ok?",
+        "Shall I tag the release now?",
+        "Ready to push to main?",
+        "Let me commit this right away.",
+        "Shall I deploy to production?",
+    ];
+    let Some((out, turns, stops)) = loop_session(3, &proposals) else {
+        return;
+    };
+    assert_eq!(turns.len(), 4, "limit + 1 model calls");
+    assert_eq!(
+        actions(&stops.iter().collect::<Vec<_>>()),
+        ["block", "block", "block", "release"]
+    );
+    let release = &stops[3];
+    assert_eq!(release["release"], "turn-limit");
+    assert_eq!(release["verdict"], "violation");
+    let message = release["message"].as_str().unwrap();
+    assert!(message.contains("already blocked 3 time(s)"), "{message}");
+    // Claude Code showed it to the user, as a line from the Stop hook.
+    let shown = shown_hook_messages(&out.stdout);
+    assert_eq!(shown, [format!("Stop says: {message}")], "{}", out.stdout);
+    // The run ended on the fourth proposal, the result says so.
+    let result = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "result")
+        .expect("a result event");
+    assert_eq!(result["result"], proposals[3], "{result}");
+}
+
+#[test]
+fn loop_guard_releases_the_same_proposal_repeated_after_one_block() {
+    let proposal = "The refactor is complete. Shall I commit it now?";
+    let Some((out, turns, stops)) = loop_session(3, &[proposal; 9]) else {
+        return;
+    };
+    assert_eq!(turns.len(), 2, "one block, then the release");
+    assert_eq!(
+        actions(&stops.iter().collect::<Vec<_>>()),
+        ["block", "release"]
+    );
+    assert_eq!(stops[1]["release"], "repeated");
+    let message = stops[1]["message"].as_str().unwrap();
+    let shown = shown_hook_messages(&out.stdout);
+    assert_eq!(shown, [format!("Stop says: {message}")], "{}", out.stdout);
+}
+
+// --- 5. a claude judge does not run our hook again ------------------------------------------------
+
+#[test]
+fn a_claude_judge_does_not_run_the_hook_again_and_its_verdict_comes_back() {
+    let Some(cli_dir) = support::agent_cli_dir("claude") else {
+        return;
+    };
+    let Some(session) = Session::start(&rules_config()) else {
+        return;
+    };
+    // The judge's own isolation (`--setting-sources ""`, hooks disabled) would hide a broken
+    // recursion guard: these args load the project's settings again, with our hooks in them,
+    // so only AGENTGUARD_JUDGE_ACTIVE stands between the judge's Stop and our hook.
+    let settings = session.env.project().join(".claude/settings.json");
+    session.env.write_config(&format!(
+        "[judge]\nbackend = \"claude\"\ndeadline_ms = 60000\n\n[judge.claude]\nbinary = \"{}\"\n\
+         args = [\"--settings\", \"{}\"]\n",
+        cli_dir.join("claude").display(),
+        settings.display()
+    ));
+    let prompt = "ZZE2E-5 finish the branch";
+    let text = "Both branches are ready. Shall I push now, or keep it local until you review?";
+    session.fake.push(Turn::text(text));
+    // The judge answers through the StructuredOutput tool that `--json-schema` offers it; the
+    // rules judge would call this text a violation, the scripted judge says it asks the user.
+    session.fake.push_when(
+        JUDGE_MARKER,
+        Turn::tool_use(
+            "StructuredOutput",
+            json!({
+                "new_proposal": true,
+                "verification_reported": false,
+                "direction_query": true,
+                "future_step_description": false,
+                "reason": "ZZJUDGE asks the user to choose"
+            }),
+        ),
+    );
+
+    let out = session.run_claude(&["-p", prompt]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert_eq!(session.turns(prompt).len(), 1);
+
+    let judge_calls: Vec<Request> = session
+        .fake
+        .message_requests()
+        .into_iter()
+        .filter(|r| r.body.to_string().contains(JUDGE_MARKER))
+        .collect();
+    assert_eq!(judge_calls.len(), 1, "one judge call, no recursion");
+    let judge_call = &judge_calls[0];
+    let wrapped = first_user_text(judge_call);
+    let begin = wrapped.find(JUDGE_MARKER).expect("begin marker");
+    let end = wrapped.find("AGENT-TEXT-END").expect("end marker");
+    assert!(wrapped[begin..end].contains(text), "{wrapped}");
+    assert!(
+        judge_call
+            .tool_names()
+            .iter()
+            .any(|t| t == "StructuredOutput")
+    );
+    let judge_session = session_id(judge_call);
+
+    let records = session.decisions();
+    let stops = of_event(&records, "Stop");
+    assert_eq!(stops.len(), 1, "{records:#?}");
+    let outer_session = session_id(&session.turns(prompt)[0]);
+    assert_eq!(stops[0]["session"], outer_session.as_str());
+    assert_ne!(judge_session, outer_session);
+    assert!(
+        records
+            .iter()
+            .all(|r| r["session"] != judge_session.as_str()),
+        "the judge's session ran our hook: {records:#?}"
+    );
+    // The verdict came back from the claude judge.
+    let commit = &stops[0]["detectors"][0];
+    assert_eq!(commit["backend"], "claude");
+    assert_eq!(commit["fields"]["direction_query"], true);
+    assert_eq!(commit["reason"], "ZZJUDGE asks the user to choose");
+    assert_eq!(stops[0]["action"], "allow");
+}
+
+/// The session id Claude Code puts in the request metadata.
+fn session_id(request: &Request) -> String {
+    let user: Value =
+        serde_json::from_str(request.body["metadata"]["user_id"].as_str().unwrap()).unwrap();
+    user["session_id"].as_str().unwrap().to_string()
+}
+
+// --- 6. the codex judge ----------------------------------------------------------------------------
+
+const VIOLATION: &str = r#"{"new_proposal": true, "verification_reported": false, "direction_query": false, "future_step_description": false, "reason": "ZZCODEX unverified push"}"#;
+const ALLOWED: &str = r#"{"new_proposal": true, "verification_reported": true, "direction_query": false, "future_step_description": false, "reason": "ZZCODEX evidence given"}"#;
+
+/// `agentguard judge --backend codex --json` on a push proposal, codex pointed at `fake`.
+fn codex_judge(env: &Env, fake: &FakeOpenAi, codex: &Path, deadline_ms: u64) -> (Outcome, Value) {
+    let args: Vec<String> = fake
+        .codex_provider_args()
+        .iter()
+        .map(|a| format!("{a:?}"))
+        .collect();
+    env.write_config(&format!(
+        "[judge]\nbackend = \"rules\"\ndeadline_ms = {deadline_ms}\n\n[judge.codex]\nbinary = \"{}\"\nargs = [{}]\n",
+        codex.display(),
+        args.join(", ")
+    ));
+    let out = run_with_stdin(
+        agentguard(
+            env,
+            &[
+                "judge",
+                "--backend",
+                "codex",
+                "--detector",
+                "commit",
+                "--json",
+            ],
+        ),
+        Some("The branch is ready. Let me push it to origin now."),
+    );
+    let report = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|err| panic!("not JSON ({err}): {}", out.output()));
+    (out, report)
+}
+
+/// Processes still running with this HOME in their environment.
+fn processes_with_home(home: &Path) -> Vec<String> {
+    let needle = format!("HOME={}", home.display());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat"))
+                .map(|stat| !stat.contains(") Z "))
+                .unwrap_or(false)
+        })
+        .filter(|e| {
+            std::fs::read(e.path().join("environ"))
+                .map(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes()))
+                .unwrap_or(false)
+        })
+        .map(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).replace('\0', " ")
+        })
+        .collect()
+}
+
+/// SIGKILL is asynchronous: give the kernel a moment before calling a process a survivor.
+fn assert_no_process_left(home: &Path) {
+    let gone_by = Instant::now() + Duration::from_secs(5);
+    let mut left = processes_with_home(home);
+    while !left.is_empty() && Instant::now() < gone_by {
+        std::thread::sleep(Duration::from_millis(50));
+        left = processes_with_home(home);
+    }
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn codex_judge_verdicts_failures_and_no_process_left_behind() {
+    let Some(cli_dir) = support::agent_cli_dir("codex") else {
+        return;
+    };
+    let codex = cli_dir.join("codex");
+    let mut env = Env::new();
+    env.set("FAKE_KEY", "dummy");
+    // The leftover check sees a process of this HOME while it runs.
+    let mut sleeper = isolated(&env, "sleep", &["30"]).spawn().unwrap();
+    let seen = processes_with_home(&env.home());
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
+    assert!(seen.iter().any(|p| p.starts_with("sleep 30")), "{seen:?}");
+    let fake = FakeOpenAi::start(OpenAiMode::Reply(VIOLATION.into()));
+
+    let (out, report) = codex_judge(&env, &fake, &codex, 60000);
+    assert_eq!(out.code, Some(1), "{}", out.output());
+    let commit = &report["detectors"][0];
+    assert_eq!(report["verdict"], "violation", "{report}");
+    assert_eq!(commit["backend"], "codex");
+    assert_eq!(commit["reason"], "ZZCODEX unverified push");
+    let request = fake.model_requests().pop().expect("codex called the fake");
+    let body = request.body.to_string();
+    assert!(
+        body.contains(JUDGE_MARKER) && body.contains("Let me push it to origin now."),
+        "the wrapped prompt: {body}"
+    );
+    let schema = &request.body["text"]["format"];
+    assert_eq!(schema["type"], "json_schema", "{}", request.body["text"]);
+    assert!(
+        schema["schema"]["properties"]["verification_reported"].is_object(),
+        "{schema}"
+    );
+    assert_no_process_left(&env.home());
+
+    fake.set_mode(OpenAiMode::Reply(ALLOWED.into()));
+    let (out, report) = codex_judge(&env, &fake, &codex, 60000);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert_eq!(report["verdict"], "allow", "{report}");
+    assert_eq!(report["detectors"][0]["reason"], "ZZCODEX evidence given");
+
+    // A 5xx fails at once: with retries off codex exits after one call, well before a deadline
+    // (15 s, roomy for a loaded machine) that its default retries (~25 s) would have hit.
+    fake.set_mode(OpenAiMode::ServerError(500));
+    let calls = fake.model_requests().len();
+    let (out, report) = codex_judge(&env, &fake, &codex, 15000);
+    assert_eq!(out.code, Some(0), "fail-open: {}", out.output());
+    assert_eq!(report["verdict"], "fail", "{report}");
+    assert_eq!(report["detectors"][0]["error_cause"], "exit", "{report}");
+    assert_eq!(fake.model_requests().len(), calls + 1, "one call, no retry");
+    assert_no_process_left(&env.home());
+
+    // A hang is cut at the deadline, and the whole codex process group with it.
+    fake.set_mode(OpenAiMode::Slow(Duration::from_secs(90), ALLOWED.into()));
+    let calls = fake.model_requests().len();
+    let (out, report) = codex_judge(&env, &fake, &codex, 5000);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert_eq!(report["verdict"], "fail", "{report}");
+    assert_eq!(report["detectors"][0]["error_cause"], "timeout", "{report}");
+    assert!(
+        fake.model_requests().len() > calls,
+        "codex reached the fake"
+    );
+    assert_no_process_left(&env.home());
+}
