@@ -218,6 +218,7 @@ fn auto_says_which_backend_it_picked_and_why() {
     let Some(env) = env_with_real_clis() else {
         return;
     };
+    env.write_config("[judge]\nbackend = \"auto\"\n");
     let (_, report) = doctor(&env, &[]);
     let backend = message(&report, "backend");
     assert!(backend.contains("auto picked codex (found "), "{backend}");

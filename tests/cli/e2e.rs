@@ -436,7 +436,7 @@ fn read_only_launch_denies_a_commit_and_an_edit_and_the_model_hears_why() {
     assert_eq!(bash["is_error"], true, "{bash}");
     let bash_text = tool_result_text(&bash);
     for expected in [
-        "agentguard denied this call: `git commit` writes to the repository",
+        "agentguard denied this call: `git commit` changes git state",
         "AGENTGUARD_ROLE=read-only",
         READ_ONLY_RULE,
         "not an obstacle to route around",
