@@ -7,35 +7,19 @@
 //! The judge is configured explicitly in every scenario (never `auto`: the pinned `claude` is
 //! on PATH and would be picked). Every client run has a deadline that kills its process group.
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::fake_api::{FakeAnthropic, FakeOpenAi, OpenAiMode, Request, Turn};
-use crate::support::{self, Env};
+use crate::support::{self, Env, Outcome};
 
-/// Generous, because the machine is shared: a guard against a hung client, not a speed check.
-const DEADLINE: Duration = Duration::from_secs(120);
 /// The marker of agentguard's wrapped judge prompt (a per-call nonce follows it).
 const JUDGE_MARKER: &str = "AGENT-TEXT-BEGIN";
 /// The start of the read-only rule every denial carries.
 const READ_ONLY_RULE: &str = "This step is read-only: it reviews, it does not change the code.";
-
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn output(&self) -> String {
-        format!("stdout:\n{}\nstderr:\n{}", self.stdout, self.stderr)
-    }
-}
 
 /// A throwaway HOME and git project with agentguard installed for the project, a user config,
 /// the pinned CLIs on PATH and a fake Anthropic API in the environment (SPEC §2).
@@ -109,86 +93,20 @@ impl Session {
     }
 }
 
-/// `program` in the isolation of `Env::cmd` (cleared environment, temp HOME, PATH with the
-/// stand-ins first, cwd the project), stdin closed, in its own process group.
 fn isolated(env: &Env, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
-        .env("HOME", env.home())
-        .env("PATH", env.path_var())
-        .env("LANG", "C.UTF-8")
-        .env("NO_COLOR", "1")
-        .current_dir(env.project())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    for (key, value) in &env.vars {
-        cmd.env(key, value);
-    }
-    cmd
+    env.isolated(program, args)
 }
 
 fn agentguard(env: &Env, args: &[&str]) -> Command {
-    isolated(env, env!("CARGO_BIN_EXE_agentguard"), args)
+    env.agentguard(args)
 }
 
-/// Runs `cmd` to its end; past the deadline its whole process group is killed and the test
-/// fails with what it printed so far.
 fn run(cmd: Command) -> Outcome {
-    run_with_stdin(cmd, None)
+    support::run_bounded(cmd, None)
 }
 
-fn run_with_stdin(mut cmd: Command, stdin: Option<&str>) -> Outcome {
-    if stdin.is_some() {
-        cmd.stdin(Stdio::piped());
-    }
-    let mut child = cmd.spawn().expect("spawn");
-    if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        std::io::Write::write_all(&mut pipe, text.as_bytes()).unwrap();
-    }
-    let pipes = [
-        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-        Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
-    ];
-    let readers: Vec<_> = pipes
-        .into_iter()
-        .map(|mut pipe| {
-            std::thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = pipe.read_to_end(&mut text);
-                String::from_utf8_lossy(&text).into_owned()
-            })
-        })
-        .collect();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > DEADLINE {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    // Also ends whatever the client left running, so the pipes close.
-    // SAFETY: signals only the process group this test started.
-    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-    let _ = child.wait();
-    let mut texts = readers.into_iter().map(|r| r.join().unwrap());
-    let outcome = Outcome {
-        code: status.and_then(|s| s.code()),
-        stdout: texts.next().unwrap(),
-        stderr: texts.next().unwrap(),
-    };
-    assert!(
-        status.is_some(),
-        "killed after {DEADLINE:?}:\n{}",
-        outcome.output()
-    );
-    outcome
+fn run_with_stdin(cmd: Command, stdin: Option<&str>) -> Outcome {
+    support::run_bounded(cmd, stdin)
 }
 
 /// git in the project, with a fixed identity; returns stdout, trimmed.

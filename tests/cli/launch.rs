@@ -5,102 +5,26 @@
 //! cannot (gemini, xAI Grok Build: their APIs are not faked), the test checks that the real
 //! parser accepts the produced argv: the CLI gets past argument parsing and stops at sign-in.
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::Value;
 
 use crate::fake_api::{DEFAULT_REPLY, FakeAnthropic, FakeOpenAi, OpenAiMode, Turn};
-use crate::support::{self, Env};
+use crate::support::{self, Env, Outcome};
 
-/// Generous, because the machine is shared: a guard against a hung CLI, not a speed check.
-const DEADLINE: Duration = Duration::from_secs(120);
 const RULE_START: &str = "This step is read-only";
 
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn output(&self) -> String {
-        format!("{}\n{}", self.stdout, self.stderr)
-    }
-}
-
-/// `program` with the same isolation as `Env::cmd` (cleared environment, temp HOME, PATH with
-/// the stand-ins first, cwd the project), stdin closed, in its own process group.
 fn isolated(env: &Env, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
-        .env("HOME", env.home())
-        .env("PATH", env.path_var())
-        .env("LANG", "C.UTF-8")
-        .env("NO_COLOR", "1")
-        .current_dir(env.project())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    for (k, v) in &env.vars {
-        cmd.env(k, v);
-    }
-    cmd
+    env.isolated(program, args)
 }
 
 fn agentguard(env: &Env, args: &[&str]) -> Command {
-    isolated(env, env!("CARGO_BIN_EXE_agentguard"), args)
+    env.agentguard(args)
 }
 
-/// Runs `cmd` to its end; past the deadline its whole process group is killed and the test
-/// fails with what it printed so far.
-fn run(mut cmd: Command) -> Outcome {
-    let mut child = cmd.spawn().expect("spawn");
-    let pipes = [
-        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-        Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
-    ];
-    let readers: Vec<_> = pipes
-        .into_iter()
-        .map(|mut pipe| {
-            std::thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = pipe.read_to_end(&mut text);
-                String::from_utf8_lossy(&text).into_owned()
-            })
-        })
-        .collect();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > DEADLINE {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    // Also ends what the CLI left running (servers, helpers) so the pipes close.
-    // SAFETY: signals only the process group this test started.
-    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-    let _ = child.wait();
-    let mut texts = readers.into_iter().map(|r| r.join().unwrap());
-    let outcome = Outcome {
-        code: status.and_then(|s| s.code()),
-        stdout: texts.next().unwrap(),
-        stderr: texts.next().unwrap(),
-    };
-    assert!(
-        status.is_some(),
-        "killed after {DEADLINE:?}:\n{}",
-        outcome.output()
-    );
-    outcome
+fn run(cmd: Command) -> Outcome {
+    support::run_bounded(cmd, None)
 }
 
 fn launch_args<'a>(cli: &'a str, mode: &[&'a str], user_args: &[&'a str]) -> Vec<&'a str> {

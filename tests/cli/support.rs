@@ -287,3 +287,109 @@ pub fn stdout_json(output: &std::process::Output) -> serde_json::Value {
         )
     })
 }
+
+/// How long a real agent CLI may run in a test: generous, because the machine is shared; a
+/// guard against a hung client, not a speed check.
+pub const CLIENT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// What a bounded run printed, and how it ended.
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    pub fn output(&self) -> String {
+        format!("stdout:\n{}\nstderr:\n{}", self.stdout, self.stderr)
+    }
+}
+
+impl Env {
+    /// `program` with the same isolation as [`Env::cmd`] (cleared environment, temp HOME, PATH
+    /// with the stand-ins first, cwd the project), stdin closed, in its own process group.
+    pub fn isolated(
+        &self,
+        program: impl AsRef<std::ffi::OsStr>,
+        args: &[&str],
+    ) -> std::process::Command {
+        use std::os::unix::process::CommandExt;
+        use std::process::Stdio;
+        let mut cmd = std::process::Command::new(program);
+        cmd.args(args)
+            .env_clear()
+            .env("HOME", self.home())
+            .env("PATH", self.path_var())
+            .env("LANG", "C.UTF-8")
+            .env("NO_COLOR", "1")
+            .current_dir(self.project())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        for (key, value) in &self.vars {
+            cmd.env(key, value);
+        }
+        cmd
+    }
+
+    /// The agentguard binary under test, isolated as [`Env::isolated`].
+    pub fn agentguard(&self, args: &[&str]) -> std::process::Command {
+        self.isolated(env!("CARGO_BIN_EXE_agentguard"), args)
+    }
+}
+
+/// Runs `cmd` (made by [`Env::isolated`]) to its end, feeding `stdin` if given; past
+/// [`CLIENT_DEADLINE`] its whole process group is killed and the test fails with what it
+/// printed so far. The group is killed after a normal exit too, so nothing it left running
+/// holds the pipes open.
+pub fn run_bounded(mut cmd: std::process::Command, stdin: Option<&str>) -> Outcome {
+    use std::io::Read;
+    if stdin.is_some() {
+        cmd.stdin(std::process::Stdio::piped());
+    }
+    let mut child = cmd.spawn().expect("spawn");
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut pipe, text.as_bytes()).unwrap();
+    }
+    let pipes = [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
+    ];
+    let readers: Vec<_> = pipes
+        .into_iter()
+        .map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut text = Vec::new();
+                let _ = pipe.read_to_end(&mut text);
+                String::from_utf8_lossy(&text).into_owned()
+            })
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > CLIENT_DEADLINE {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // SAFETY: signals only the process group this test started.
+    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+    let _ = child.wait();
+    let mut texts = readers.into_iter().map(|r| r.join().unwrap());
+    let outcome = Outcome {
+        code: status.and_then(|s| s.code()),
+        stdout: texts.next().unwrap(),
+        stderr: texts.next().unwrap(),
+    };
+    assert!(
+        status.is_some(),
+        "killed after {CLIENT_DEADLINE:?}:\n{}",
+        outcome.output()
+    );
+    outcome
+}
