@@ -14,6 +14,7 @@ pub mod formula;
 pub mod fsutil;
 pub mod hook;
 pub mod log;
+pub mod logview;
 pub mod loopguard;
 pub mod paths;
 pub mod pipeline;
