@@ -212,12 +212,19 @@ pub enum LogsCommand {
         label: LabelValue,
         #[arg(long)]
         note: Option<String>,
+        /// With `wrong`: on a block, the detector(s) that were wrong to block (default: all);
+        /// on an allow, the detector(s) that should have blocked (default: the one whose
+        /// Layer 1 matched)
+        #[arg(long = "detector", short = 'd')]
+        detectors: Vec<String>,
     },
     /// Write decisions as JSONL
     Export {
         /// Only labeled decisions, in the evaluation-set format
         #[arg(long)]
         labeled: bool,
+        #[command(flatten)]
+        filter: LogFilter,
     },
 }
 

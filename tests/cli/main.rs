@@ -8,6 +8,7 @@ mod hooks;
 mod install;
 mod install_sh;
 mod judge;
+mod logs;
 mod release_fixture;
 mod self_update;
 mod support;
