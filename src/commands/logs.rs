@@ -465,7 +465,9 @@ fn show(out: &mut Output, dir: &Path, prefix: &str, json: bool) -> Result<u8> {
         out.line(line)?;
         return Ok(exit::OK);
     }
+    // Values of several lines stay under their column.
     let field = |out: &Output, name: &str, value: &str| {
+        let value = value.trim_end().replace('\n', &format!("\n{:15}", ""));
         format!("{}  {value}", out.paint("1", &format!("{name:<13}")))
     };
     let mut lines = vec![
@@ -723,24 +725,27 @@ fn print_detector_table(
     ))?;
     for s in rows {
         let failures: Vec<String> = s.failures.iter().map(|(c, n)| format!("{c} {n}")).collect();
-        out.line(format!(
-            "{:<28} {:>6} {:>6} {:>7.1}% {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}  {}",
-            if day.is_some() {
-                format!("  {}", s.detector)
-            } else {
-                s.detector.clone()
-            },
-            s.stops,
-            s.hits,
-            s.hit_rate * 100.0,
-            s.skips,
-            s.judge_calls,
-            s.violations,
-            s.allows,
-            s.failures.values().sum::<u64>(),
-            s.releases,
-            failures.join(", ")
-        ))?;
+        out.line(
+            format!(
+                "{:<28} {:>6} {:>6} {:>7.1}% {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}  {}",
+                if day.is_some() {
+                    format!("  {}", s.detector)
+                } else {
+                    s.detector.clone()
+                },
+                s.stops,
+                s.hits,
+                s.hit_rate * 100.0,
+                s.skips,
+                s.judge_calls,
+                s.violations,
+                s.allows,
+                s.failures.values().sum::<u64>(),
+                s.releases,
+                failures.join(", ")
+            )
+            .trim_end(),
+        )?;
     }
     Ok(())
 }
