@@ -120,6 +120,14 @@ fn outcome_of<'r>(record: &'r Record, detector: &str) -> Option<&'r Outcome> {
     record.detectors.iter().find(|o| o.detector == detector)
 }
 
+/// The UTC date an id (or an id prefix of 8 digits or more) was stamped on.
+pub fn day_of_id(id: &str) -> Option<Date> {
+    let digits = id
+        .get(..8)
+        .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
+    Date::strptime("%Y%m%d", digits).ok()
+}
+
 /// The detectors that blocked (judge verdict `violation`).
 pub fn blocking_detectors(record: &Record) -> Vec<String> {
     record
@@ -613,6 +621,18 @@ mod tests {
         assert_eq!(at("2026-11-29T08:30:00+02:00"), "2026-11-29T06:30:00Z");
         let err = parse_since("yesterday-ish", now()).unwrap_err();
         assert!(err.contains("2h"), "{err}");
+    }
+
+    #[test]
+    fn ids_carry_their_day() {
+        assert_eq!(
+            day_of_id("20261129-101500-abc123").unwrap().to_string(),
+            "2026-11-29"
+        );
+        assert_eq!(day_of_id("20261129").unwrap().to_string(), "2026-11-29");
+        assert!(day_of_id("2026112").is_none());
+        assert!(day_of_id("20261399-x").is_none());
+        assert!(day_of_id("abcdefgh").is_none());
     }
 
     #[test]

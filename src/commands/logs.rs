@@ -64,8 +64,7 @@ struct Output {
 impl Output {
     fn new() -> Output {
         let stdout = std::io::stdout();
-        let color = stdout.is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+        let color = color_wanted(stdout.is_terminal(), std::env::var_os("NO_COLOR"));
         Output {
             stdout,
             color,
@@ -105,6 +104,11 @@ impl Output {
     ) -> impl Iterator<Item = Record> + 'a {
         reader.filter_map(move |item| item.map_err(|bad| self.bad_line(&bad)).ok())
     }
+}
+
+/// Color on a terminal only, and never when `NO_COLOR` is set to anything (no-color.org).
+fn color_wanted(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    terminal && no_color.is_none_or(|value| value.is_empty())
 }
 
 fn to_filter(args: &LogFilter) -> Result<Filter> {
@@ -426,7 +430,16 @@ fn find_record(out: &mut Output, dir: &Path, prefix: &str) -> Result<Record> {
     }
     let mut found: Option<Record> = None;
     let mut others: Vec<String> = Vec::new();
-    for record in out.records(log::records_from(dir, None)) {
+    // An id starts with its UTC date: only that day's file, and the next (a record stamped
+    // just before midnight may land there), can hold it.
+    let day = logview::day_of_id(prefix);
+    let files = log::day_files(dir).into_iter().filter(|(file_day, _)| {
+        day.is_none_or(|day| *file_day == day || day.tomorrow().is_ok_and(|next| *file_day == next))
+    });
+    let reader = files
+        .filter_map(|(_, path)| log::FileRecords::open(&path).ok())
+        .flatten();
+    for record in out.records(reader) {
         if !record.id.starts_with(prefix) {
             continue;
         }
@@ -937,4 +950,32 @@ fn export(out: &mut Output, dir: &Path, args: &LogFilter, labeled: bool) -> Resu
         eprintln!("left out {problem}");
     }
     Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn color_only_on_a_terminal_without_no_color() {
+        assert!(color_wanted(true, None));
+        assert!(color_wanted(true, Some("".into())));
+        assert!(!color_wanted(true, Some("1".into())));
+        assert!(!color_wanted(false, None));
+    }
+
+    #[test]
+    fn complete_lines_only_and_a_shrunk_file_starts_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("decisions-2026-11-29.jsonl");
+        std::fs::write(&path, "one\ntwo\nthr").unwrap();
+        let (lines, offset, restarted) = read_complete_lines(&path, 0);
+        assert_eq!(lines, [b"one".to_vec(), b"two".to_vec()]);
+        assert_eq!((offset, restarted), (8, false));
+        assert_eq!(lines_before(&path, offset), 2);
+        std::fs::write(&path, "x\n").unwrap();
+        let (lines, offset, restarted) = read_complete_lines(&path, 8);
+        assert_eq!(lines, [b"x".to_vec()]);
+        assert_eq!((offset, restarted), (2, true));
+    }
 }
