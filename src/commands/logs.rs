@@ -176,9 +176,11 @@ fn list(out: &mut Output, dir: &Path, args: &LogFilter, json: bool, follow: bool
     for bad in &bad_labels {
         out.bad_line(bad);
     }
-    let shown = if filter.since.is_some() {
+    // Following skips what was already shown (the newest file may grow while it is listed).
+    let mut shown = HashSet::new();
+    let mut printed = 0;
+    if filter.since.is_some() {
         // A range: stream it, nothing held.
-        let mut shown = HashSet::new();
         let mut header = !json;
         for item in log::records_from(dir, filter.first_day()) {
             let record = match item {
@@ -192,23 +194,26 @@ fn list(out: &mut Output, dir: &Path, args: &LogFilter, json: bool, follow: bool
             if std::mem::take(&mut header) {
                 print_header(out)?;
             }
-            shown.insert(record.id.clone());
+            if follow {
+                shown.insert(record.id.clone());
+            }
+            printed += 1;
             print_record(out, &with_label(record, &labels), json)?;
         }
-        shown
     } else {
         let records = newest(out, &files, &filter, DEFAULT_COUNT);
         if !records.is_empty() && !json {
             print_header(out)?;
         }
-        let mut shown = HashSet::new();
         for record in records {
-            shown.insert(record.id.clone());
+            if follow {
+                shown.insert(record.id.clone());
+            }
+            printed += 1;
             print_record(out, &with_label(record, &labels), json)?;
         }
-        shown
-    };
-    if shown.is_empty() && !files.is_empty() && !follow {
+    }
+    if printed == 0 && !files.is_empty() && !follow {
         eprintln!("no decision matches in {}", dir.display());
     }
     out.flush()?;
@@ -226,15 +231,22 @@ fn newest(
     filter: &Filter,
     count: usize,
 ) -> Vec<Record> {
-    let mut collected: Vec<Vec<Record>> = Vec::new();
+    let mut collected: Vec<std::collections::VecDeque<Record>> = Vec::new();
     let mut total = 0;
     for (_, path) in files.iter().rev() {
         let Ok(reader) = log::FileRecords::open(path) else {
             continue;
         };
-        let matching: Vec<Record> = out.records(reader).filter(|r| filter.matches(r)).collect();
-        total += matching.len();
-        collected.push(matching);
+        // Only the last `count` of a file can be shown: a ring, not the whole day.
+        let mut ring = std::collections::VecDeque::with_capacity(count);
+        for record in out.records(reader).filter(|r| filter.matches(r)) {
+            if ring.len() == count {
+                ring.pop_front();
+            }
+            ring.push_back(record);
+        }
+        total += ring.len();
+        collected.push(ring);
         if total >= count {
             break;
         }
