@@ -103,6 +103,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'Only run this detector (repeatable)')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)')
+            [CompletionResult]::new('--eval', '--eval', [CompletionResultType]::ParameterName, 'Measure the detectors on a labeled JSONL set instead (the repo''s tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object instead of a table')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -161,11 +162,18 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
         }
         'agentguard;logs;label' {
             [CompletionResult]::new('--note', '--note', [CompletionResultType]::ParameterName, 'note')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)')
+            [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'agentguard;logs;export' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only decisions newer than this: 2h, 3d, 45m or a date (2026-11-29)')
+            [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'Only this detector')
+            [CompletionResult]::new('--verdict', '--verdict', [CompletionResultType]::ParameterName, 'Only this verdict (violation, allow, fail, skip, miss)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session id')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Only decisions made in this working directory')
             [CompletionResult]::new('--labeled', '--labeled', [CompletionResultType]::ParameterName, 'Only labeled decisions, in the evaluation-set format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

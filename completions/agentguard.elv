@@ -90,6 +90,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand --detector 'Only run this detector (repeatable)'
             cand -b 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)'
             cand --backend 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)'
+            cand --eval 'Measure the detectors on a labeled JSONL set instead (the repo''s tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)'
             cand --json 'Print one JSON object instead of a table'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -142,10 +143,17 @@ set edit:completion:arg-completer[agentguard] = {|@words|
         }
         &'agentguard;logs;label'= {
             cand --note 'note'
+            cand -d 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)'
+            cand --detector 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'agentguard;logs;export'= {
+            cand --since 'Only decisions newer than this: 2h, 3d, 45m or a date (2026-11-29)'
+            cand --detector 'Only this detector'
+            cand --verdict 'Only this verdict (violation, allow, fail, skip, miss)'
+            cand --session 'Only this session id'
+            cand --cwd 'Only decisions made in this working directory'
             cand --labeled 'Only labeled decisions, in the evaluation-set format'
             cand -h 'Print help'
             cand --help 'Print help'

@@ -77,6 +77,7 @@ complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_s
 complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s d -l detector -d 'Only run this detector (repeatable)' -r
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s b -l backend -d 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -l eval -d 'Measure the detectors on a labeled JSONL set instead (the repo\'s tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)' -r -F
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -l json -d 'Print one JSON object instead of a table'
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s h -l help -d 'Print help'
 complete -c agentguard -n "__fish_agentguard_using_subcommand redact" -l json -d 'Print the counts per kind as JSON on stderr'
@@ -110,7 +111,13 @@ complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_s
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from replay" -l json
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help'
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from label" -l note -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from label" -s d -l detector -d 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)' -r
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from label" -s h -l help -d 'Print help'
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l since -d 'Only decisions newer than this: 2h, 3d, 45m or a date (2026-11-29)' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l detector -d 'Only this detector' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l verdict -d 'Only this verdict (violation, allow, fail, skip, miss)' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l session -d 'Only this session id' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l cwd -d 'Only decisions made in this working directory' -r -F
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l labeled -d 'Only labeled decisions, in the evaluation-set format'
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from help" -f -a "show" -d 'One decision in full'
