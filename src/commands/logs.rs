@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::detectors::{Detectors, Event};
 use crate::error::{Error, Result, exit};
 use crate::log::{self, BadLine, Label, Record};
+use crate::logview::render::{self, Paint, verdict_color};
 use crate::logview::{self, Filter};
 use crate::pipeline::{Pipeline, Window};
 
@@ -57,7 +58,7 @@ pub fn run(args: LogsArgs) -> Result<u8> {
 /// Stdout with color decided once, and bad log lines reported once each on stderr.
 struct Output {
     stdout: std::io::Stdout,
-    color: bool,
+    style: Paint,
     reported: HashSet<(PathBuf, usize)>,
 }
 
@@ -67,7 +68,7 @@ impl Output {
         let color = color_wanted(stdout.is_terminal(), std::env::var_os("NO_COLOR"));
         Output {
             stdout,
-            color,
+            style: Paint { color },
             reported: HashSet::new(),
         }
     }
@@ -81,14 +82,6 @@ impl Output {
     fn flush(&mut self) -> Result<()> {
         self.stdout.lock().flush()?;
         Ok(())
-    }
-
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color && !code.is_empty() {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
     }
 
     fn bad_line(&mut self, bad: &BadLine) {
@@ -360,52 +353,8 @@ fn lines_before(path: &Path, offset: u64) -> usize {
 }
 
 fn print_header(out: &mut Output) -> Result<()> {
-    let header = format_columns(
-        out,
-        [
-            "ID",
-            "TIME",
-            "EVENT",
-            "DETECTORS",
-            "LAYER 1",
-            "VERDICT",
-            "ACTION",
-            "MS",
-            "EXCERPT",
-        ],
-        "",
-    );
-    out.line(out.paint("1", &header))
-}
-
-fn verdict_color(verdict: &str) -> &'static str {
-    match verdict {
-        "violation" => "31",
-        "fail" => "33",
-        "allow" => "32",
-        _ => "",
-    }
-}
-
-fn format_columns(out: &Output, cells: [&str; 9], verdict: &str) -> String {
-    const WIDTHS: [usize; 8] = [22, 14, 12, 20, 9, 9, 7, 6];
-    let mut line = String::new();
-    for (index, width) in WIDTHS.iter().enumerate() {
-        let cell = crate::text::one_line(cells[index], *width);
-        let padded = if index == 7 {
-            format!("{cell:>width$}")
-        } else {
-            format!("{cell:<width$}")
-        };
-        if index == 5 {
-            line.push_str(&out.paint(verdict_color(verdict), &padded));
-        } else {
-            line.push_str(&padded);
-        }
-        line.push_str("  ");
-    }
-    line.push_str(cells[8]);
-    line.trim_end().to_string()
+    let header = render::table_header(&out.style);
+    out.line(header)
 }
 
 fn print_record(out: &mut Output, record: &Record, json: bool) -> Result<()> {
@@ -413,23 +362,7 @@ fn print_record(out: &mut Output, record: &Record, json: bool) -> Result<()> {
         let line = serde_json::to_string(record).map_err(|err| Error::io(err.to_string()))?;
         return out.line(line);
     }
-    let tz = TimeZone::system();
-    let row = logview::row(record, &tz, EXCERPT_CHARS);
-    let line = format_columns(
-        out,
-        [
-            &row.id,
-            &row.time,
-            &row.event,
-            &row.detectors,
-            &row.layer1,
-            &row.verdict,
-            &row.action,
-            &row.latency,
-            &row.excerpt,
-        ],
-        &row.verdict,
-    );
+    let line = render::table_line(&out.style, record, &TimeZone::system(), EXCERPT_CHARS);
     out.line(line)
 }
 
@@ -490,164 +423,10 @@ fn show(out: &mut Output, dir: &Path, prefix: &str, json: bool) -> Result<u8> {
         out.line(line)?;
         return Ok(exit::OK);
     }
-    // Values of several lines stay under their column.
-    let field = |out: &Output, name: &str, value: &str| {
-        let value = value.trim_end().replace('\n', &format!("\n{:15}", ""));
-        format!("{}  {value}", out.paint("1", &format!("{name:<13}")))
-    };
-    let mut lines = vec![
-        field(out, "id", &record.id),
-        field(out, "time", &record.ts),
-        field(
-            out,
-            "host / event",
-            &format!("{} {}", record.host, record.event),
-        ),
-    ];
-    for (name, value) in [
-        ("session", &record.session),
-        ("turn", &record.turn),
-        ("cwd", &record.cwd),
-        ("tool", &record.tool),
-        ("agent type", &record.agent_type),
-    ] {
-        if let Some(value) = value {
-            lines.push(field(out, name, value));
-        }
-    }
-    lines.push(field(
-        out,
-        "verdict",
-        &format!(
-            "{}  action {}  {} ms",
-            out.paint(verdict_color(&record.verdict), &record.verdict),
-            record.action,
-            record.latency_ms
-        ),
-    ));
-    for (name, value) in [
-        ("rule", &record.rule),
-        ("release", &record.release),
-        ("error", &record.error),
-        ("message", &record.message),
-        ("text sha256", &record.text_sha256),
-    ] {
-        if let Some(value) = value {
-            lines.push(field(out, name, value));
-        }
-    }
-    if !record.redactions.is_empty() {
-        let counts: Vec<String> = record
-            .redactions
-            .iter()
-            .map(|(kind, n)| format!("{kind} {n}"))
-            .collect();
-        lines.push(field(out, "redactions", &counts.join(", ")));
-    }
-    if let Some(label) = &label {
-        let mut text = label.label.clone();
-        if !label.detectors.is_empty() {
-            text.push_str(&format!(" (detectors: {})", label.detectors.join(", ")));
-        }
-        if let Some(note) = &label.note {
-            text.push_str(&format!(": {note}"));
-        }
-        lines.push(field(out, "label", &text));
-    }
-    if !record.detectors_run.is_empty() {
-        lines.push(field(
-            out,
-            "detectors run",
-            &record.detectors_run.join(", "),
-        ));
-    }
-    for outcome in &record.detectors {
-        lines.push(String::new());
-        lines.push(out.paint("1", &format!("detector {}", outcome.detector)));
-        let layer1 = match &outcome.layer1 {
-            crate::pipeline::Layer1::Hit {
-                pattern,
-                start,
-                end,
-            } => format!("hit at bytes {start}..{end}, pattern {pattern}"),
-            crate::pipeline::Layer1::Skip { pattern } => format!("skip, pattern {pattern}"),
-            crate::pipeline::Layer1::Miss => "miss".into(),
-        };
-        lines.push(field(out, "  layer 1", &layer1));
-        let passage = record
-            .text
-            .as_deref()
-            .and_then(|text| logview::hit_passage(text, &outcome.layer1, 80));
-        if let Some((before, matched, after)) = passage {
-            let matched = if out.color {
-                out.paint("1;4;31", matched)
-            } else {
-                format!("»{matched}«")
-            };
-            lines.push(field(
-                out,
-                "  passage",
-                &format!("…{}{matched}{}…", flat(before), flat(after)),
-            ));
-        }
-        lines.push(field(
-            out,
-            "  judge",
-            &format!(
-                "{}  backend {}  model {}  {} ms",
-                out.paint(
-                    verdict_color(outcome.verdict.as_str()),
-                    outcome.verdict.as_str()
-                ),
-                outcome.backend.as_deref().unwrap_or("-"),
-                outcome.model.as_deref().unwrap_or("-"),
-                outcome.latency_ms
-            ),
-        ));
-        if !outcome.fields.is_empty() {
-            let fields: Vec<String> = outcome
-                .fields
-                .iter()
-                .map(|(name, value)| format!("{name}={value}"))
-                .collect();
-            lines.push(field(out, "  fields", &fields.join(" ")));
-        }
-        if let Some(reason) = &outcome.reason {
-            lines.push(field(out, "  reason", reason));
-        }
-        if let Some(error) = &outcome.error {
-            let cause = outcome.error_cause.as_deref().unwrap_or("unknown");
-            lines.push(field(out, "  error", &format!("[{cause}] {error}")));
-        }
-        if !outcome.redactions.is_empty() {
-            let counts: Vec<String> = outcome
-                .redactions
-                .iter()
-                .map(|(kind, n)| format!("{kind} {n}"))
-                .collect();
-            lines.push(field(out, "  redactions", &counts.join(", ")));
-        }
-    }
-    lines.push(String::new());
-    match &record.text {
-        Some(text) => {
-            lines.push(out.paint(
-                "1",
-                &format!("judged text (redacted, {} bytes):", text.len()),
-            ));
-            lines.push(text.clone());
-        }
-        None => lines.push("judged text: not stored (`[log] store_text = false`)".into()),
-    }
-    for line in lines {
+    for line in render::show(&out.style, &record, label.as_ref()) {
         out.line(line)?;
     }
     Ok(exit::OK)
-}
-
-/// Newlines and tabs as visible escapes, so a passage stays on one line.
-fn flat(text: &str) -> String {
-    text.replace('\n', "⏎").replace('\t', " ")
 }
 
 fn stats(out: &mut Output, dir: &Path, since: Option<&str>, json: bool) -> Result<u8> {
@@ -671,47 +450,12 @@ fn stats(out: &mut Output, dir: &Path, since: Option<&str>, json: bool) -> Resul
         || "all logged decisions".to_string(),
         |s| format!("since {s}"),
     );
-    out.line(format!("{range} in {}", dir.display()))?;
-    out.line(format!(
-        "stops: {}   decided without an LLM call: {} ({:.1}%)   failed before judging: {}",
-        report.stops,
-        report.stops_without_llm,
-        report.without_llm_share * 100.0,
-        report.unjudged_stops
-    ))?;
-    out.line("")?;
-    print_detector_table(out, None, &report.detectors)?;
-    if report.days.len() > 1 {
-        out.line("")?;
-        for day in &report.days {
-            print_detector_table(out, Some(day), &day.detectors)?;
-        }
-    }
-    if !report.latency.is_empty() {
-        out.line("")?;
-        out.line(out.paint(
-            "1",
-            &format!(
-                "{:<12} {:>7} {:>8} {:>8}",
-                "BACKEND", "CALLS", "P50 MS", "P95 MS"
-            ),
-        ))?;
-        for l in &report.latency {
-            out.line(format!(
-                "{:<12} {:>7} {:>8} {:>8}",
-                l.backend, l.calls, l.p50_ms, l.p95_ms
-            ))?;
-        }
-    }
-    if !report.pretool.is_empty() {
-        out.line("")?;
-        out.line(out.paint(
-            "1",
-            &format!("{:<10} {:<28} {:>7}", "PRE-TOOL", "RULE", "COUNT"),
-        ))?;
-        for p in &report.pretool {
-            out.line(format!("{:<10} {:<28} {:>7}", p.action, p.rule, p.count))?;
-        }
+    for line in render::stats(
+        &out.style,
+        &report,
+        &format!("{range} in {}", dir.display()),
+    ) {
+        out.line(line)?;
     }
     Ok(exit::OK)
 }
@@ -725,54 +469,6 @@ fn compute_stats(out: &mut Output, dir: &Path, filter: &Filter) -> logview::Stat
         }
     }
     stats.report()
-}
-
-fn print_detector_table(
-    out: &mut Output,
-    day: Option<&logview::DayStats>,
-    rows: &[logview::DetectorStats],
-) -> Result<()> {
-    let first = match day {
-        Some(day) => format!(
-            "{}  ({} stops, {:.1}% without LLM)",
-            day.day,
-            day.stops,
-            day.without_llm_share * 100.0
-        ),
-        None => "DETECTOR".into(),
-    };
-    out.line(out.paint(
-        "1",
-        &format!(
-            "{first:<28} {:>6} {:>6} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}  FAILURES",
-            "STOPS", "HITS", "HIT RATE", "SKIPS", "JUDGE", "VIOL", "ALLOW", "FAIL", "RELEASE"
-        ),
-    ))?;
-    for s in rows {
-        let failures: Vec<String> = s.failures.iter().map(|(c, n)| format!("{c} {n}")).collect();
-        out.line(
-            format!(
-                "{:<28} {:>6} {:>6} {:>7.1}% {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}  {}",
-                if day.is_some() {
-                    format!("  {}", s.detector)
-                } else {
-                    s.detector.clone()
-                },
-                s.stops,
-                s.hits,
-                s.hit_rate * 100.0,
-                s.skips,
-                s.judge_calls,
-                s.violations,
-                s.allows,
-                s.failures.values().sum::<u64>(),
-                s.releases,
-                failures.join(", ")
-            )
-            .trim_end(),
-        )?;
-    }
-    Ok(())
 }
 
 fn replay(
@@ -855,7 +551,8 @@ fn replay(
             "{:<22}  {:>9} → {}  {:<20}  {}",
             change["id"].as_str().unwrap_or_default(),
             change["before"].as_str().unwrap_or_default(),
-            out.paint(verdict_color(after), &format!("{after:<9}")),
+            out.style
+                .paint(verdict_color(after), &format!("{after:<9}")),
             detectors,
             change["error"]
                 .as_str()

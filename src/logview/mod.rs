@@ -2,6 +2,8 @@
 //! statistics, replay diffing and the mapping of labeled decisions to the evaluation format.
 //! Reading the files is `crate::log`'s job; printing is the command's.
 
+pub mod render;
+
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
