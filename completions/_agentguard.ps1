@@ -161,7 +161,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             break
         }
         'agentguard;logs;label' {
-            [CompletionResult]::new('--note', '--note', [CompletionResultType]::ParameterName, 'note')
+            [CompletionResult]::new('--note', '--note', [CompletionResultType]::ParameterName, 'Why, in a few words (exported with the example)')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)')
             [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

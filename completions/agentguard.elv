@@ -142,7 +142,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand --help 'Print help'
         }
         &'agentguard;logs;label'= {
-            cand --note 'note'
+            cand --note 'Why, in a few words (exported with the example)'
             cand -d 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)'
             cand --detector 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)'
             cand -h 'Print help'
