@@ -161,12 +161,19 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             break
         }
         'agentguard;logs;label' {
-            [CompletionResult]::new('--note', '--note', [CompletionResultType]::ParameterName, 'note')
+            [CompletionResult]::new('--note', '--note', [CompletionResultType]::ParameterName, 'Why, in a few words (exported with the example)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)')
+            [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'agentguard;logs;export' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only decisions newer than this: 2h, 3d, 45m or a date (2026-11-29)')
+            [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'Only this detector')
+            [CompletionResult]::new('--verdict', '--verdict', [CompletionResultType]::ParameterName, 'Only this verdict (violation, allow, fail, skip, miss)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session id')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Only decisions made in this working directory')
             [CompletionResult]::new('--labeled', '--labeled', [CompletionResultType]::ParameterName, 'Only labeled decisions, in the evaluation-set format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -142,11 +142,18 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand --help 'Print help'
         }
         &'agentguard;logs;label'= {
-            cand --note 'note'
+            cand --note 'Why, in a few words (exported with the example)'
+            cand -d 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)'
+            cand --detector 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'agentguard;logs;export'= {
+            cand --since 'Only decisions newer than this: 2h, 3d, 45m or a date (2026-11-29)'
+            cand --detector 'Only this detector'
+            cand --verdict 'Only this verdict (violation, allow, fail, skip, miss)'
+            cand --session 'Only this session id'
+            cand --cwd 'Only decisions made in this working directory'
             cand --labeled 'Only labeled decisions, in the evaluation-set format'
             cand -h 'Print help'
             cand --help 'Print help'

@@ -110,8 +110,14 @@ complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_s
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from replay" -l backend -d 'Judge backend for the replay' -r
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from replay" -l json
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help'
-complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from label" -l note -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from label" -l note -d 'Why, in a few words (exported with the example)' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from label" -s d -l detector -d 'With `wrong`: on a block, the detector(s) that were wrong to block (default: all); on an allow, the detector(s) that should have blocked (default: the one whose Layer 1 matched)' -r
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from label" -s h -l help -d 'Print help'
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l since -d 'Only decisions newer than this: 2h, 3d, 45m or a date (2026-11-29)' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l detector -d 'Only this detector' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l verdict -d 'Only this verdict (violation, allow, fail, skip, miss)' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l session -d 'Only this session id' -r
+complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l cwd -d 'Only decisions made in this working directory' -r -F
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -l labeled -d 'Only labeled decisions, in the evaluation-set format'
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
 complete -c agentguard -n "__fish_agentguard_using_subcommand logs; and __fish_seen_subcommand_from help" -f -a "show" -d 'One decision in full'

@@ -148,7 +148,12 @@ pub struct RedactArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = "Without --since, the newest 50 matching decisions are listed, oldest first. \
+    Dates and day files are UTC. The log is in ~/.local/share/agentguard/logs on Linux, or \
+    `[log] dir`. Labels go to labels.jsonl next to the day files."
+)]
 pub struct LogsArgs {
     #[command(subcommand)]
     pub command: Option<LogsCommand>,
@@ -185,6 +190,7 @@ pub struct LogFilter {
 pub enum LogsCommand {
     /// One decision in full
     Show {
+        /// The decision's id, or a unique prefix of it
         id: String,
         #[arg(long)]
         json: bool,
@@ -208,16 +214,26 @@ pub enum LogsCommand {
     },
     /// Label a decision right or wrong
     Label {
+        /// The decision's id, or a unique prefix of it
         id: String,
+        /// Whether the judge's verdict was right
         label: LabelValue,
+        /// Why, in a few words (exported with the example)
         #[arg(long)]
         note: Option<String>,
+        /// With `wrong`: on a block, the detector(s) that were wrong to block (default: all);
+        /// on an allow, the detector(s) that should have blocked (default: the one whose
+        /// Layer 1 matched)
+        #[arg(long = "detector", short = 'd')]
+        detectors: Vec<String>,
     },
     /// Write decisions as JSONL
     Export {
         /// Only labeled decisions, in the evaluation-set format
         #[arg(long)]
         labeled: bool,
+        #[command(flatten)]
+        filter: LogFilter,
     },
 }
 

@@ -16,6 +16,7 @@ pub mod fsutil;
 pub mod hook;
 pub mod launch;
 pub mod log;
+pub mod logview;
 pub mod loopguard;
 pub mod paths;
 pub mod pipeline;

@@ -172,6 +172,160 @@ pub fn day_files(dir: &Path) -> Vec<(jiff::civil::Date, PathBuf)> {
     files
 }
 
+/// A line of a day file that is not a record (a torn or hand-edited line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    pub path: PathBuf,
+    /// 1-based.
+    pub line: usize,
+    pub error: String,
+}
+
+impl std::fmt::Display for BadLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: not a decision record, skipped ({})",
+            self.path.display(),
+            self.line,
+            self.error
+        )
+    }
+}
+
+/// The records of one day file, read line by line (never the whole file at once).
+pub struct FileRecords {
+    path: PathBuf,
+    reader: std::io::BufReader<std::fs::File>,
+    line: usize,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl FileRecords {
+    pub fn open(path: &Path) -> std::io::Result<FileRecords> {
+        Ok(FileRecords {
+            path: path.to_path_buf(),
+            reader: std::io::BufReader::new(std::fs::File::open(path)?),
+            line: 0,
+            buf: Vec::new(),
+            done: false,
+        })
+    }
+}
+
+impl Iterator for FileRecords {
+    type Item = Result<Record, BadLine>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use std::io::BufRead;
+        while !self.done {
+            self.buf.clear();
+            self.line += 1;
+            let bad = |error: String| BadLine {
+                path: self.path.clone(),
+                line: self.line,
+                error,
+            };
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => self.done = true,
+                Ok(_) if self.buf.trim_ascii().is_empty() => {}
+                Ok(_) => {
+                    return Some(
+                        serde_json::from_slice(self.buf.trim_ascii())
+                            .map_err(|err| bad(err.to_string())),
+                    );
+                }
+                Err(err) => {
+                    self.done = true;
+                    return Some(Err(bad(err.to_string())));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Every record of the day files in `dir` from `from` (inclusive; `None`: all), oldest first.
+/// Files that vanish while reading (retention) are passed over.
+pub fn records_from(
+    dir: &Path,
+    from: Option<jiff::civil::Date>,
+) -> impl Iterator<Item = Result<Record, BadLine>> {
+    day_files(dir)
+        .into_iter()
+        .filter(move |(day, _)| from.is_none_or(|from| *day >= from))
+        .filter_map(|(_, path)| FileRecords::open(&path).ok())
+        .flatten()
+}
+
+/// The side file of human labels, next to the day files.
+pub const LABELS_FILE: &str = "labels.jsonl";
+
+/// A human label on one decision (`agentguard logs label`). The last label for an id wins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    pub id: String,
+    /// right or wrong.
+    pub label: String,
+    /// The detectors that should block the text, when that is not implied by the decision
+    /// (a `wrong` on a decision that did not block).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub detectors: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub ts: String,
+}
+
+/// Appends one label to `labels.jsonl` in `dir` (0600).
+pub fn append_label(dir: &Path, label: &Label) -> std::io::Result<PathBuf> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let path = dir.join(LABELS_FILE);
+    let mut line = serde_json::to_vec(label).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&path)?;
+    // SAFETY: flock on a file descriptor we own; released when the file is closed.
+    unsafe {
+        libc::flock(file.as_raw_fd(), libc::LOCK_EX);
+    }
+    file.write_all(&line)?;
+    Ok(path)
+}
+
+/// The labels in `dir`, the last one per id; bad lines are returned apart.
+pub fn read_labels(dir: &Path) -> (std::collections::HashMap<String, Label>, Vec<BadLine>) {
+    use std::io::BufRead;
+    let path = dir.join(LABELS_FILE);
+    let mut labels = std::collections::HashMap::new();
+    let mut bad = Vec::new();
+    let Ok(file) = std::fs::File::open(&path) else {
+        return (labels, bad);
+    };
+    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let parsed = line
+            .map_err(|err| err.to_string())
+            .and_then(|line| serde_json::from_str::<Label>(&line).map_err(|err| err.to_string()));
+        match parsed {
+            Ok(label) => {
+                labels.insert(label.id.clone(), label);
+            }
+            Err(error) => bad.push(BadLine {
+                path: path.clone(),
+                line: index + 1,
+                error,
+            }),
+        }
+    }
+    (labels, bad)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +367,50 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["decisions-2026-01-25.jsonl", "notes.txt"]);
+    }
+
+    #[test]
+    fn reads_records_line_by_line_and_names_bad_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut record = Record::now("claude", "Stop");
+        record.verdict = "allow".into();
+        let line = serde_json::to_string(&record).unwrap();
+        std::fs::write(
+            dir.path().join("decisions-2026-01-01.jsonl"),
+            format!("{line}\n{{\"torn\n\n{line}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("decisions-2026-01-02.jsonl"),
+            format!("{line}\n"),
+        )
+        .unwrap();
+        let all: Vec<_> = records_from(dir.path(), None).collect();
+        assert_eq!(all.len(), 4);
+        let bad = all[1].as_ref().unwrap_err();
+        assert_eq!(bad.line, 2);
+        assert!(bad.to_string().contains("decisions-2026-01-01.jsonl:2:"));
+        assert_eq!(
+            records_from(dir.path(), Some("2026-01-02".parse().unwrap())).count(),
+            1
+        );
+    }
+
+    #[test]
+    fn last_label_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        for value in ["right", "wrong"] {
+            let label = Label {
+                id: "a".into(),
+                label: value.into(),
+                detectors: vec![],
+                note: None,
+                ts: "2026-01-01T00:00:00Z".into(),
+            };
+            append_label(dir.path(), &label).unwrap();
+        }
+        let (labels, bad) = read_labels(dir.path());
+        assert!(bad.is_empty());
+        assert_eq!(labels["a"].label, "wrong");
     }
 }

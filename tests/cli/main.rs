@@ -12,6 +12,7 @@ mod install;
 mod install_sh;
 mod judge;
 mod launch;
+mod logs;
 mod release_fixture;
 mod self_update;
 mod support;
