@@ -7,6 +7,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod paths;
+pub mod redact;
 
 use std::process::ExitCode;
 
@@ -17,7 +18,11 @@ pub fn run() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() { error::exit::USAGE } else { error::exit::OK };
+            let code = if err.use_stderr() {
+                error::exit::USAGE
+            } else {
+                error::exit::OK
+            };
             let _ = err.print();
             return ExitCode::from(code);
         }
