@@ -18,11 +18,7 @@ pub fn run() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() {
-                error::exit::USAGE
-            } else {
-                error::exit::OK
-            };
+            let code = if err.use_stderr() { error::exit::USAGE } else { error::exit::OK };
             let _ = err.print();
             return ExitCode::from(code);
         }

@@ -14,6 +14,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex::bytes::Match;
 
 use crate::error::{Error, Result};
 use rules::{Rule, RuleTable};
@@ -31,7 +32,7 @@ pub struct Redacted {
 /// A compiled rule table with its keyword prefilter. Build it once and share it.
 pub struct Redactor {
     rules: Vec<Rule>,
-    placeholders: Vec<String>,
+    placeholders: Option<AhoCorasick>,
     keywords: AhoCorasick,
     /// For each keyword (pattern id of `keywords`), the rules it triggers.
     keyword_rules: Vec<Vec<u16>>,
@@ -199,6 +200,9 @@ struct Scanner<'r> {
     /// Rules triggered on the current line, deduplicated through `rule_seen`.
     triggered: Vec<u16>,
     rule_seen: Vec<u64>,
+    /// Buffers reused from line to line.
+    candidates: Vec<Span>,
+    spans: Vec<Span>,
     line_number: u64,
 }
 
@@ -210,6 +214,8 @@ impl<'r> Scanner<'r> {
             open_block: None,
             triggered: Vec::new(),
             rule_seen: vec![0; redactor.rules.len()],
+            candidates: Vec::new(),
+            spans: Vec::new(),
             line_number: 0,
         }
     }
@@ -289,10 +295,11 @@ impl<'r> Scanner<'r> {
     ) -> io::Result<bool> {
         let line = &text[line_start..line_end];
         let content = strip_line_ending(line);
-        let spans = self.find_spans(content);
-        if spans.is_empty() {
+        self.find_spans(content);
+        if self.spans.is_empty() {
             return Ok(false);
         }
+        let spans = std::mem::take(&mut self.spans);
         output.write_all(&text[*written..line_start])?;
         let mut cursor = 0;
         let mut opened = None;
@@ -306,6 +313,7 @@ impl<'r> Scanner<'r> {
                 opened = Some(span.rule);
             }
         }
+        self.spans = spans;
         *written = line_end;
         match opened {
             Some(rule) => {
@@ -373,29 +381,43 @@ impl<'r> Scanner<'r> {
         }
     }
 
-    /// The accepted, non-overlapping matches of the triggered rules in one line, in order.
-    fn find_spans(&self, content: &[u8]) -> Vec<Span> {
+    /// Fills `self.spans` with the accepted, non-overlapping matches of the triggered rules in
+    /// one line, in order.
+    fn find_spans(&mut self, content: &[u8]) {
         let redactor = self.redactor;
-        let mut candidates: Vec<Span> = Vec::new();
+        let candidates = &mut self.candidates;
+        candidates.clear();
         for &rule_index in &self.triggered {
             let rule = &redactor.rules[usize::from(rule_index)];
             let first_of_rule = candidates.len();
-            for captures in rule.regex.captures_iter(content) {
-                let Some(whole) = captures.get(0) else {
-                    continue;
-                };
-                let secret = rule
-                    .secret_group
-                    .and_then(|group| captures.get(group))
-                    .unwrap_or(whole);
+            let mut consider = |whole: Match, secret: Match| {
                 if redactor.accepts(rule, whole.as_bytes(), secret.as_bytes()) {
+                    let (start, end) = widen_to_characters(content, secret.start(), secret.end());
                     candidates.push(Span {
-                        start: secret.start(),
-                        end: secret.end(),
+                        start,
+                        end,
                         rule: rule_index,
                         opens_block: false,
                     });
                 }
+            };
+            match rule.secret_group {
+                // Without a secret group the cheaper match-only search suffices.
+                None => rule
+                    .regex
+                    .find_iter(content)
+                    .for_each(|whole| consider(whole, whole)),
+                // The capture engines are slower than the DFA behind `is_match`, and most
+                // triggered lines hold no match at all.
+                Some(group) if rule.regex.is_match(content) => {
+                    for captures in rule.regex.captures_iter(content) {
+                        if let (Some(whole), Some(secret)) = (captures.get(0), captures.get(group))
+                        {
+                            consider(whole, secret);
+                        }
+                    }
+                }
+                Some(_) => {}
             }
             if let Some(block) = &rule.block {
                 let opening = block.begin.find_iter(content).find(|begin| {
@@ -414,18 +436,18 @@ impl<'r> Scanner<'r> {
             }
         }
         // Earlier rules win overlaps: specific formats are listed before the catch-alls.
-        candidates.sort_by_key(|span| (span.rule, span.start));
-        let mut accepted: Vec<Span> = Vec::with_capacity(candidates.len());
-        for span in candidates {
-            if !accepted
+        candidates.sort_unstable_by_key(|span| (span.rule, span.start));
+        self.spans.clear();
+        for span in candidates.drain(..) {
+            if !self
+                .spans
                 .iter()
                 .any(|other| span.start < other.end && other.start < span.end)
             {
-                accepted.push(span);
+                self.spans.push(span);
             }
         }
-        accepted.sort_by_key(|span| span.start);
-        accepted
+        self.spans.sort_unstable_by_key(|span| span.start);
     }
 }
 
@@ -435,9 +457,9 @@ impl Redactor {
         if secret.is_empty() || shannon_entropy(secret) < rule.min_entropy {
             return false;
         }
-        let lowered = secret.to_ascii_lowercase();
-        let is_placeholder = |word: &String| contains(&lowered, word.as_bytes());
-        if self.placeholders.iter().any(is_placeholder) || rule.allow.iter().any(is_placeholder) {
+        let is_placeholder =
+            |matcher: &Option<AhoCorasick>| matcher.as_ref().is_some_and(|m| m.is_match(secret));
+        if is_placeholder(&self.placeholders) || is_placeholder(&rule.allow) {
             return false;
         }
         !rule
@@ -451,8 +473,16 @@ impl Redactor {
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(haystack, needle).is_some()
+/// Widens `start..end` so it neither starts nor ends inside a UTF-8 encoded character.
+fn widen_to_characters(text: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
+    let is_continuation = |byte: u8| (byte & 0xC0) == 0x80;
+    while start > 0 && is_continuation(text[start]) {
+        start -= 1;
+    }
+    while end < text.len() && is_continuation(text[end]) {
+        end += 1;
+    }
+    (start, end)
 }
 
 fn strip_line_ending(line: &[u8]) -> &[u8] {

@@ -1,6 +1,7 @@
 //! The rule table: `assets/redact/rules.toml` parsed, validated and compiled.
 
-use regex::bytes::Regex;
+use aho_corasick::AhoCorasick;
+use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
@@ -50,8 +51,8 @@ pub(crate) struct Rule {
     /// Index of the `secret` capture group, if the regex has one.
     pub secret_group: Option<usize>,
     pub min_entropy: f64,
-    /// Lower-cased placeholder substrings specific to this rule.
-    pub allow: Vec<String>,
+    /// Placeholder substrings specific to this rule (ASCII case-insensitive).
+    pub allow: Option<AhoCorasick>,
     pub reject_secret: Vec<Regex>,
     pub reject_match: Vec<Regex>,
     pub block: Option<Block>,
@@ -66,8 +67,8 @@ pub(crate) struct Block {
 
 pub(crate) struct RuleTable {
     pub rules: Vec<Rule>,
-    /// Lower-cased placeholder substrings that exempt a secret under every rule.
-    pub placeholders: Vec<String>,
+    /// Placeholder substrings that exempt a secret under every rule (ASCII case-insensitive).
+    pub placeholders: Option<AhoCorasick>,
 }
 
 /// Parses and compiles a rule table; `origin` names it in error messages.
@@ -93,9 +94,10 @@ pub(crate) fn parse(origin: &str, text: &str) -> Result<RuleTable> {
             u16::MAX
         )));
     }
+    let placeholders = substring_matcher(origin, "allow.placeholders", &file.allow.placeholders)?;
     Ok(RuleTable {
         rules,
-        placeholders: lowercase_all(file.allow.placeholders),
+        placeholders,
     })
 }
 
@@ -157,7 +159,7 @@ fn compile(origin: &str, spec: RuleSpec, default_entropy: f64) -> Result<Rule> {
         regex,
         secret_group,
         min_entropy: spec.entropy.unwrap_or(default_entropy),
-        allow: lowercase_all(spec.allow),
+        allow: substring_matcher(origin, &format!("rule `{id}`, field `allow`"), &spec.allow)?,
         reject_secret,
         reject_match,
         block,
@@ -165,13 +167,35 @@ fn compile(origin: &str, spec: RuleSpec, default_entropy: f64) -> Result<Rule> {
     })
 }
 
+/// Rules are ASCII formats: compiling them without Unicode classes is ten times faster and
+/// lets the regex engines stay on their DFAs for non-ASCII text. Matches are widened to
+/// character boundaries by the scanner.
 fn compile_regex(origin: &str, id: &str, field: &str, pattern: &str) -> Result<Regex> {
-    Regex::new(pattern).map_err(|err| {
-        Error::config(format!(
-            "{origin}: rule `{id}`, field `{field}`: invalid regex: {err}"
-        ))
-        .with_hint("the syntax is that of the Rust `regex` crate")
-    })
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .build()
+        .map_err(|err| {
+            Error::config(format!(
+                "{origin}: rule `{id}`, field `{field}`: invalid regex: {err}"
+            ))
+            .with_hint("the syntax is that of the Rust `regex` crate")
+        })
+}
+
+/// One automaton for a list of placeholder substrings; None for an empty list.
+fn substring_matcher(origin: &str, field: &str, words: &[String]) -> Result<Option<AhoCorasick>> {
+    if words.is_empty() {
+        return Ok(None);
+    }
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .map(Some)
+        .map_err(|err| {
+            Error::config(format!(
+                "{origin}: {field}: cannot build the matcher: {err}"
+            ))
+        })
 }
 
 fn lowercase_all(words: Vec<String>) -> Vec<String> {

@@ -652,6 +652,10 @@ fn expand(template: &str, kind: &str, seed: u64) -> (String, String) {
     (text, expected)
 }
 
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
 fn redactor() -> &'static Redactor {
     Redactor::builtin()
 }
@@ -997,6 +1001,27 @@ fn every_match_contains_one_of_its_rules_keywords() {
             );
         }
     }
+}
+
+#[test]
+fn matches_are_widened_to_character_boundaries() {
+    // A value longer than the generic rule's 200-byte cap ends inside a two-byte character.
+    let cycle = ['k', '7', 'é', 'Z', 'ü', '3', 'ñ', 'q', 'à', 'X'];
+    let value: String = "ab"
+        .chars()
+        .chain((0..200).map(|i| cycle[i % cycle.len()]))
+        .collect();
+    let redacted = redactor().redact(&format!("password = {value} end\n"));
+    assert!(
+        redacted
+            .text
+            .starts_with("password = [REDACTED:generic-secret]"),
+        "{}",
+        redacted.text
+    );
+    assert!(redacted.text.ends_with(" end\n"), "{}", redacted.text);
+    assert!(!redacted.text.contains('\u{FFFD}'), "{}", redacted.text);
+    assert_eq!(widen_to_characters("aéb".as_bytes(), 2, 2), (1, 3));
 }
 
 #[test]
