@@ -186,11 +186,15 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, f64, f64) {
     )
 }
 
+/// The process's peak resident set size (VmHWM). Not `getrusage`: on Linux its maximum carries
+/// over across `exec` from the parent (`cargo bench`).
 fn peak_rss_mib() -> f64 {
-    // SAFETY: getrusage only writes into the struct we pass.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    usage.ru_maxrss as f64 / 1024.0 // kilobytes on Linux
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kib| kib / 1024.0)
 }
 
 fn row(name: &str, bytes: usize, cpu: f64, wall: f64, redactions: u64) {

@@ -420,10 +420,13 @@ impl<'r> Scanner<'r> {
                 Some(_) => {}
             }
             if let Some(block) = &rule.block {
+                // A block opens at a marker whose end is not on the same line (when it is, the
+                // one-line regex above decided).
                 let opening = block.begin.find_iter(content).find(|begin| {
                     !candidates[first_of_rule..]
                         .iter()
                         .any(|span| span.start <= begin.start() && begin.start() < span.end)
+                        && !block.end.is_match(&content[begin.end()..])
                 });
                 if let Some(begin) = opening {
                     candidates.push(Span {

@@ -128,6 +128,12 @@ fn compile(origin: &str, spec: RuleSpec, default_entropy: f64) -> Result<Rule> {
         ))
         .with_hint("short keywords match most lines and defeat the prefilter"));
     }
+    if let Some(multi_line) = spec.keywords.iter().find(|k| k.contains('\n')) {
+        return Err(Error::config(format!(
+            "{origin}: rule `{id}` has keyword {multi_line:?} spanning lines"
+        ))
+        .with_hint("rules match one line at a time; use a `block_*` rule for multi-line secrets"));
+    }
     let regex = compile_regex(origin, &id, "regex", &spec.regex)?;
     let secret_group = regex
         .capture_names()

@@ -753,6 +753,29 @@ fn a_specific_format_wins_over_the_generic_rule() {
 }
 
 #[test]
+fn url_passwords_are_redacted_unless_masked_or_templated() {
+    let redacted =
+        redactor().redact("https://user:pass@host.io/x and redis://:hunter2@cache:6379\n");
+    assert_eq!(
+        redacted.text,
+        "https://user:[REDACTED:url-credentials]@host.io/x and redis://:[REDACTED:url-credentials]@cache:6379\n"
+    );
+    for kept in [
+        "https://user:***@host.io",
+        "mysql://root:%s@db",
+        "amqp://guest:$AMQP_PASS@mq",
+    ] {
+        assert_eq!(redactor().redact(kept).text, kept);
+    }
+}
+
+#[test]
+fn a_complete_key_block_on_one_line_that_is_a_placeholder_opens_no_block() {
+    let text = "-----BEGIN PRIVATE KEY-----EXAMPLE-----END PRIVATE KEY-----\ndone\n";
+    assert_eq!(redactor().redact(text).text, text);
+}
+
+#[test]
 fn counts_every_secret_per_kind() {
     let (text, _) = expand("a ghp_{a36} b ghp_{a36}\nc npm_{a36} ghp_{a36}\n", "x", 3);
     let redacted = redactor().redact(&text);
@@ -959,6 +982,10 @@ fn invalid_rule_tables_are_config_errors() {
         (
             rule("keywords = [\"abc\"]\nregex = '''abc'''").replace("x-y", "X_y"),
             "kebab-case",
+        ),
+        (
+            rule("keywords = [\"abc\\ndef\"]\nregex = '''abc'''"),
+            "spanning lines",
         ),
     ];
     for (text, expected) in cases {
