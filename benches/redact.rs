@@ -37,8 +37,8 @@ const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 const HEX: &[u8] = b"0123456789abcdef";
 const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/// Lines an agent transcript is made of: prose, code, logs, hashes, ids, URLs. Some mention
-/// tokens and keys in passing, as real text does, so the prefilter fires now and then.
+/// Lines an agent transcript about code is made of: prose, code, logs, hashes, ids, URLs. Five
+/// in twelve mention tokens, keys, paths or URLs, so the prefilter fires often and rules run.
 fn ordinary_line(random: &mut Random) -> String {
     match random.below(12) {
         0 => "I ran the test suite and all 214 tests passed; the flaky one was a timing issue."
@@ -112,7 +112,34 @@ fn secret_line(random: &mut Random) -> String {
     }
 }
 
-fn corpus(bytes: usize, secret_every: usize, seed: u64) -> String {
+/// Lines no rule keyword occurs in: prose, logs, commit hashes, UUIDs, non-ASCII text.
+fn prose_line(random: &mut Random) -> String {
+    match random.below(6) {
+        0 => "I ran the test suite and all 214 tests passed; the flaky one was a timing issue."
+            .into(),
+        1 => format!(
+            "commit {} Fix off-by-one in the line scanner",
+            random.string(HEX, 40)
+        ),
+        2 => format!(
+            "2026-11-30T00:12:{:02}Z INFO request {} served in 12ms",
+            random.below(60),
+            uuid(random)
+        ),
+        3 => "The user asked to keep the public API stable, so the change stays internal.".into(),
+        4 => {
+            "Les données sont validées avant l'écriture — 日本語のテキストも問題ありません。".into()
+        }
+        _ => "- [x] update the changelog and the README before tagging the release".into(),
+    }
+}
+
+fn corpus(
+    bytes: usize,
+    secret_every: usize,
+    seed: u64,
+    ordinary_line: fn(&mut Random) -> String,
+) -> String {
     let mut random = Random(seed);
     let mut text = String::with_capacity(bytes + 256);
     let mut line_number = 0usize;
@@ -193,28 +220,46 @@ fn peak_rss_mib() -> f64 {
     status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .and_then(|value| {
+            value
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
         .map_or(f64::NAN, |kib| kib / 1024.0)
 }
 
 fn row(name: &str, bytes: usize, cpu: f64, wall: f64, redactions: u64) {
     let mb = bytes as f64 / 1e6;
     println!(
-        "| {name:<40} | {mb:>7.1} MB | {:>8.0} MB/s | {:>8.0} MB/s | {redactions:>10} |",
+        "| {name:<50} | {mb:>7.1} MB | {:>9.0} MB/s | {:>9.0} MB/s | {redactions:>10} |",
         mb / cpu,
         mb / wall
     );
 }
 
-fn measure(name: &str, text: &str, redactor: &Redactor) {
-    // One warm-up pass, then the best of three.
-    black_box(redactor.redact(text));
+/// Best of three runs after a warm-up, of `redact` (whole string) or `redact_stream` from
+/// memory into a sink.
+fn measure(name: &str, text: &str, redactor: &Redactor, streaming: bool) {
+    let run = || -> u64 {
+        if streaming {
+            let counts = redactor
+                .redact_stream(text.as_bytes(), io::sink())
+                .expect("sink");
+            counts.values().sum()
+        } else {
+            black_box(redactor.redact(text)).counts.values().sum()
+        }
+    };
+    run();
     let (mut best_cpu, mut best_wall, mut total) = (f64::INFINITY, f64::INFINITY, 0);
     for _ in 0..3 {
-        let (redacted, cpu, wall) = timed(|| black_box(redactor.redact(text)));
+        let (redactions, cpu, wall) = timed(run);
         best_cpu = best_cpu.min(cpu);
         best_wall = best_wall.min(wall);
-        total = redacted.counts.values().sum::<u64>();
+        total = redactions;
     }
     row(name, text.len(), best_cpu, best_wall, total);
 }
@@ -243,30 +288,51 @@ fn main() {
     let peak = peak_rss_mib();
 
     println!(
-        "| {:<40} | {:>10} | {:>13} | {:>13} | redactions |",
+        "| {:<50} | {:>10} | {:>14} | {:>14} | redactions |",
         "text", "size", "per CPU-second", "wall clock"
     );
     println!(
-        "|{:-<42}|{:-<12}|{:-<15}|{:-<15}|{:-<12}|",
+        "|{:-<52}|{:-<12}|{:-<16}|{:-<16}|{:-<12}|",
         "", "", "", "", ""
     );
+    let prose = corpus(CORPUS_BYTES, 0, 1, prose_line);
     measure(
-        "secret-free (prose, code, logs, URLs)",
-        &corpus(CORPUS_BYTES, 0, 1),
+        "secret-free prose, logs, hashes: redact()",
+        &prose,
         redactor,
+        false,
+    );
+    let code = corpus(CORPUS_BYTES, 0, 1, ordinary_line);
+    measure(
+        "secret-free code transcript: redact()",
+        &code,
+        redactor,
+        false,
     );
     measure(
-        "secret-dense (a secret every 4th line)",
-        &corpus(CORPUS_BYTES, 4, 2),
+        "secret-free code transcript: redact_stream()",
+        &code,
         redactor,
+        true,
     );
+    drop((prose, code));
+    let dense = corpus(CORPUS_BYTES, 4, 2, ordinary_line);
     measure(
-        "secret-dense (a secret on every line)",
-        &corpus(CORPUS_BYTES / 4, 1, 3),
+        "secret-dense (a secret every 4th line): redact()",
+        &dense,
         redactor,
+        false,
+    );
+    drop(dense);
+    let densest = corpus(CORPUS_BYTES / 4, 1, 3, ordinary_line);
+    measure(
+        "secret-dense (a secret on every line): redact()",
+        &densest,
+        redactor,
+        false,
     );
     row(
-        "streamed 1 GiB (redact_stream, 1 in 50)",
+        "generated 1 GiB, 1 line in 50 a secret: redact_stream()",
         STREAMED_BYTES as usize,
         stream_cpu,
         stream_wall,
