@@ -537,6 +537,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "machine api.github.com login octocat",
     ),
     (
+        "curl-user-password",
+        "curl -u admin:«hunter22» https://api.acme.io",
+        "curl -u \"$API_USER:$API_PASS\" https://api.acme.io",
+    ),
+    (
+        "mysql-password-flag",
+        "mysql -u root -p«{a12}» shop",
+        "mysql -u root -p shop",
+    ),
+    (
+        "cli-password-flag",
+        "deploy --password «{a16}» --host prod",
+        "deploy --password-file ./pw --token $DEPLOY_TOKEN",
+    ),
+    (
         "generic-secret",
         r#"DB_PASSWORD="«{a20}»""#,
         r#"password = os.environ["DB_PASSWORD"]"#,
