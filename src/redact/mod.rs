@@ -457,7 +457,9 @@ impl<'r> Scanner<'r> {
 impl Redactor {
     /// Whether a regex match is a secret rather than a placeholder or a look-alike.
     fn accepts(&self, rule: &Rule, whole: &[u8], secret: &[u8]) -> bool {
-        if secret.is_empty() || shannon_entropy(secret) < rule.min_entropy {
+        if secret.is_empty()
+            || (rule.min_entropy > 0.0 && shannon_entropy(secret) < rule.min_entropy)
+        {
             return false;
         }
         let is_placeholder =
