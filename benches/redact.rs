@@ -10,8 +10,11 @@ use std::time::Instant;
 
 use agentguard::redact::Redactor;
 
+/// Sizes under `cargo bench`; `cargo test --all-targets` runs this file without `--bench`, as a
+/// quick smoke test of the same code paths with small inputs.
 const CORPUS_BYTES: usize = 64 * 1024 * 1024;
 const STREAMED_BYTES: u64 = 1024 * 1024 * 1024;
+const SMOKE_DIVISOR: usize = 256;
 
 /// Deterministic pseudo-random source (xorshift64*).
 struct Random(u64);
@@ -265,6 +268,14 @@ fn measure(name: &str, text: &str, redactor: &Redactor, streaming: bool) {
 }
 
 fn main() {
+    let divisor = if std::env::args().any(|arg| arg == "--bench") {
+        1
+    } else {
+        SMOKE_DIVISOR
+    };
+    let corpus_bytes = CORPUS_BYTES / divisor;
+    let streamed_bytes = STREAMED_BYTES / divisor as u64;
+    let streamed_mib = streamed_bytes >> 20;
     let (redactor, cpu, _) = timed(Redactor::builtin);
     println!(
         "rules: {} kinds, compiled in {:.1} ms CPU\n",
@@ -276,7 +287,7 @@ fn main() {
     let baseline = peak_rss_mib();
     let input = Generated {
         random: Random(42),
-        remaining: STREAMED_BYTES,
+        remaining: streamed_bytes,
         line: Vec::new(),
         offset: 0,
     };
@@ -295,14 +306,14 @@ fn main() {
         "|{:-<52}|{:-<12}|{:-<16}|{:-<16}|{:-<12}|",
         "", "", "", "", ""
     );
-    let prose = corpus(CORPUS_BYTES, 0, 1, prose_line);
+    let prose = corpus(corpus_bytes, 0, 1, prose_line);
     measure(
         "secret-free prose, logs, hashes: redact()",
         &prose,
         redactor,
         false,
     );
-    let code = corpus(CORPUS_BYTES, 0, 1, ordinary_line);
+    let code = corpus(corpus_bytes, 0, 1, ordinary_line);
     measure(
         "secret-free code transcript: redact()",
         &code,
@@ -316,7 +327,7 @@ fn main() {
         true,
     );
     drop((prose, code));
-    let dense = corpus(CORPUS_BYTES, 4, 2, ordinary_line);
+    let dense = corpus(corpus_bytes, 4, 2, ordinary_line);
     measure(
         "secret-dense (a secret every 4th line): redact()",
         &dense,
@@ -324,7 +335,7 @@ fn main() {
         false,
     );
     drop(dense);
-    let densest = corpus(CORPUS_BYTES / 4, 1, 3, ordinary_line);
+    let densest = corpus(corpus_bytes / 4, 1, 3, ordinary_line);
     measure(
         "secret-dense (a secret on every line): redact()",
         &densest,
@@ -332,13 +343,13 @@ fn main() {
         false,
     );
     row(
-        "generated 1 GiB, 1 line in 50 a secret: redact_stream()",
-        STREAMED_BYTES as usize,
+        &format!("generated {streamed_mib} MiB, 1 line in 50 a secret: redact_stream()"),
+        streamed_bytes as usize,
         stream_cpu,
         stream_wall,
         counts.values().sum::<u64>(),
     );
     println!(
-        "\npeak resident memory while streaming 1 GiB: {peak:.1} MiB (before streaming: {baseline:.1} MiB)"
+        "\npeak resident memory while streaming {streamed_mib} MiB: {peak:.1} MiB (before streaming: {baseline:.1} MiB)"
     );
 }
