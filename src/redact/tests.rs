@@ -753,6 +753,18 @@ fn ordinary_identifiers_hashes_and_placeholders_are_not_secrets() {
 }
 
 #[test]
+fn hex_and_uuids_are_secrets_only_when_assigned_to_a_secret_like_key() {
+    let (text, expected) = expand(
+        "commit {h40} ran {uuid}\napi_token = «{h40}»\nHEROKU_API_KEY=«{uuid}»\n",
+        "generic-secret",
+        21,
+    );
+    let redacted = redactor().redact(&text);
+    assert_eq!(redacted.text, expected);
+    assert_eq!(redacted.counts.get("generic-secret"), Some(&2));
+}
+
+#[test]
 fn a_specific_format_wins_over_the_generic_rule() {
     let (text, _) = expand("api_key: {a8}", "x", 7);
     let token = expand("ghp_{a36}", "x", 8).0;
