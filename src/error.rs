@@ -19,7 +19,7 @@ pub enum ErrorKind {
     Config,
     /// A file or process could not be read, written or started.
     Io,
-    /// A feature that is declared but cannot run here.
+    /// Something the command needs is not installed here (a CLI to launch).
     Unavailable,
     /// Writing to stdout failed because the reader went away (`| head`).
     BrokenPipe,

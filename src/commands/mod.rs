@@ -30,12 +30,3 @@ pub fn run(command: Command) -> Result<u8> {
         Command::SelfUpdate(args) => self_update::run(args),
     }
 }
-
-/// The answer of a command that is declared but not built yet: exit 2, and say so.
-fn not_available(command: &str) -> crate::error::Error {
-    crate::error::Error::new(
-        crate::error::ErrorKind::Unavailable,
-        format!("`agentguard {command}` is not available in this version yet"),
-    )
-    .with_hint("see CHANGELOG.md for what this version can do")
-}

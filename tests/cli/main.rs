@@ -13,6 +13,7 @@ mod install_sh;
 mod judge;
 mod launch;
 mod logs;
+mod redact;
 mod release_fixture;
 mod self_update;
 mod support;

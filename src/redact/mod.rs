@@ -1,0 +1,516 @@
+//! Secret redaction: replaces high-confidence secrets with `[REDACTED:<kind>]` before text is
+//! sent to an LLM judge or written to the decision log.
+//!
+//! The formats are data (`assets/redact/rules.toml`). Speed comes from a keyword prefilter: one
+//! Aho-Corasick pass over the text finds the rules' keywords, and a rule's regex only runs on the
+//! lines where one of its keywords occurs, so secret-free text costs one automaton pass whatever
+//! the number of rules. Text is processed line by line, which lets [`Redactor::redact_stream`]
+//! work in bounded memory; a private key block spanning lines is followed across lines.
+
+mod rules;
+
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, Write};
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex::bytes::Match;
+
+use crate::error::{Error, Result};
+use rules::{Rule, RuleTable};
+
+/// Redactions per kind (the rule id), e.g. `{"github-pat": 2}`.
+pub type RedactionCounts = BTreeMap<String, u64>;
+
+/// The outcome of [`Redactor::redact`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redacted {
+    pub text: String,
+    pub counts: RedactionCounts,
+}
+
+/// A compiled rule table with its keyword prefilter. Build it once and share it.
+pub struct Redactor {
+    rules: Vec<Rule>,
+    placeholders: Option<AhoCorasick>,
+    keywords: AhoCorasick,
+    /// For each keyword (pattern id of `keywords`), the rules it triggers.
+    keyword_rules: Vec<Vec<u16>>,
+}
+
+const BUILTIN_RULES: &str = include_str!("../../assets/redact/rules.toml");
+
+/// Bytes handed to the scanner at once when streaming (then cut back to a line boundary).
+const STREAM_CHUNK: usize = 64 * 1024;
+/// A line longer than this is cut (at a separator if possible) so memory stays bounded.
+const MAX_LINE: usize = 1024 * 1024;
+
+impl Redactor {
+    /// The built-in rules, compiled on first use.
+    pub fn builtin() -> &'static Redactor {
+        static BUILTIN: OnceLock<Redactor> = OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            match Redactor::from_toml("assets/redact/rules.toml", BUILTIN_RULES) {
+                Ok(redactor) => redactor,
+                // The embedded table is checked by the unit tests; reaching this is a build defect.
+                Err(err) => panic!("built-in redaction rules are invalid: {err}"),
+            }
+        })
+    }
+
+    /// Compiles a rule table in the format of `assets/redact/rules.toml`; `origin` names it
+    /// in error messages.
+    pub fn from_toml(origin: &str, text: &str) -> Result<Redactor> {
+        let RuleTable {
+            rules,
+            placeholders,
+        } = rules::parse(origin, text)?;
+        let mut keywords: Vec<String> = Vec::new();
+        let mut keyword_rules: Vec<Vec<u16>> = Vec::new();
+        for (index, rule) in rules.iter().enumerate() {
+            // `parse` caps the number of rules at u16::MAX.
+            let index = u16::try_from(index).unwrap_or(u16::MAX);
+            for keyword in &rule.keywords {
+                match keywords.iter().position(|k| k == keyword) {
+                    Some(at) if !keyword_rules[at].contains(&index) => {
+                        keyword_rules[at].push(index)
+                    }
+                    Some(_) => {}
+                    None => {
+                        keywords.push(keyword.clone());
+                        keyword_rules.push(vec![index]);
+                    }
+                }
+            }
+        }
+        let keywords = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&keywords)
+            .map_err(|err| {
+                Error::config(format!(
+                    "{origin}: cannot build the keyword prefilter: {err}"
+                ))
+            })?;
+        Ok(Redactor {
+            rules,
+            placeholders,
+            keywords,
+            keyword_rules,
+        })
+    }
+
+    /// The kinds this redactor knows, in priority order.
+    pub fn kinds(&self) -> impl Iterator<Item = &str> {
+        self.rules.iter().map(|rule| rule.id.as_str())
+    }
+
+    /// Redacts a whole string.
+    pub fn redact(&self, text: &str) -> Redacted {
+        let mut scanner = Scanner::new(self);
+        let mut output = Vec::with_capacity(text.len());
+        // Writing into a Vec cannot fail.
+        let _ = scanner.process(text.as_bytes(), &mut output);
+        let _ = scanner.finish(&mut output);
+        // Replacements are ASCII and matches end on character boundaries, so this is UTF-8;
+        // the lossy path only guards against a defect, never panicking.
+        let text = String::from_utf8(output)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+        Redacted {
+            text,
+            counts: scanner.counts,
+        }
+    }
+
+    /// Redacts `input` into `output` line by line in bounded memory (about 64 KiB plus the
+    /// longest line, capped at 1 MiB). Bytes that are not UTF-8 pass through unchanged.
+    pub fn redact_stream(
+        &self,
+        mut input: impl BufRead,
+        mut output: impl Write,
+    ) -> io::Result<RedactionCounts> {
+        let mut scanner = Scanner::new(self);
+        let mut pending: Vec<u8> = Vec::with_capacity(2 * STREAM_CHUNK);
+        loop {
+            let available = match input.fill_buf() {
+                Ok(available) => available,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            };
+            if available.is_empty() {
+                break;
+            }
+            let taken = available.len().min(STREAM_CHUNK);
+            pending.extend_from_slice(&available[..taken]);
+            input.consume(taken);
+            if pending.len() < STREAM_CHUNK {
+                continue;
+            }
+            let cut = match memchr::memrchr(b'\n', &pending) {
+                Some(newline) => newline + 1,
+                None if pending.len() >= MAX_LINE => forced_cut(&pending),
+                None => continue,
+            };
+            scanner.process(&pending[..cut], &mut output)?;
+            pending.drain(..cut);
+        }
+        scanner.process(&pending, &mut output)?;
+        scanner.finish(&mut output)?;
+        output.flush()?;
+        Ok(scanner.counts)
+    }
+}
+
+/// Where to cut an over-long line: after the last separator a secret would not contain, else
+/// at a UTF-8 character boundary.
+fn forced_cut(line: &[u8]) -> usize {
+    if let Some(at) = line.iter().rposition(|b| b" \t,;\"'<>".contains(b)) {
+        return at + 1;
+    }
+    // Cut before the last character, which may be incomplete; its bytes stay for the next part.
+    let last_char_start = line.iter().rposition(|&b| (b & 0xC0) != 0x80).unwrap_or(0);
+    if last_char_start == 0 {
+        line.len()
+    } else {
+        last_char_start
+    }
+}
+
+/// A match to replace, in line coordinates.
+struct Span {
+    start: usize,
+    end: usize,
+    rule: u16,
+    /// The span opens a multi-line block that continues on the next lines.
+    opens_block: bool,
+}
+
+struct OpenBlock {
+    rule: u16,
+    /// The line ending of the block's last line so far, written when the block ends unclosed.
+    line_ending: Vec<u8>,
+}
+
+/// The state of one redaction pass.
+struct Scanner<'r> {
+    redactor: &'r Redactor,
+    counts: RedactionCounts,
+    open_block: Option<OpenBlock>,
+    /// Rules triggered on the current line, deduplicated through `rule_seen`.
+    triggered: Vec<u16>,
+    rule_seen: Vec<u64>,
+    /// Buffers reused from line to line.
+    candidates: Vec<Span>,
+    spans: Vec<Span>,
+    line_number: u64,
+}
+
+impl<'r> Scanner<'r> {
+    fn new(redactor: &'r Redactor) -> Self {
+        Scanner {
+            redactor,
+            counts: RedactionCounts::new(),
+            open_block: None,
+            triggered: Vec::new(),
+            rule_seen: vec![0; redactor.rules.len()],
+            candidates: Vec::new(),
+            spans: Vec::new(),
+            line_number: 0,
+        }
+    }
+
+    /// Processes whole lines (the last may lack its newline at the end of input or on a
+    /// forced cut).
+    fn process(&mut self, text: &[u8], output: &mut impl Write) -> io::Result<()> {
+        let mut position = 0;
+        while position < text.len() {
+            position = if self.open_block.is_some() {
+                self.continue_block(text, position, output)?
+            } else {
+                self.scan(text, position, output)?
+            };
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, output: &mut impl Write) -> io::Result<()> {
+        if let Some(block) = self.open_block.take() {
+            output.write_all(&block.line_ending)?;
+        }
+        Ok(())
+    }
+
+    /// Scans from `start` to the end of `text`, or until a line opens a block; returns where
+    /// it stopped.
+    fn scan(&mut self, text: &[u8], start: usize, output: &mut impl Write) -> io::Result<usize> {
+        let redactor = self.redactor;
+        let mut written = start;
+        let mut line: Option<(usize, usize)> = None;
+        for hit in redactor.keywords.find_overlapping_iter(&text[start..]) {
+            let at = start + hit.start();
+            match line {
+                Some((_, line_end)) if at < line_end => {}
+                _ => {
+                    if let Some((line_start, line_end)) = line
+                        && self.redact_line(text, line_start, line_end, &mut written, output)?
+                    {
+                        return Ok(line_end);
+                    }
+                    let line_start = memchr::memrchr(b'\n', &text[start..at])
+                        .map_or(start, |newline| start + newline + 1);
+                    let line_end = memchr::memchr(b'\n', &text[at..])
+                        .map_or(text.len(), |newline| at + newline + 1);
+                    line = Some((line_start, line_end));
+                    self.line_number += 1;
+                    self.triggered.clear();
+                }
+            }
+            for &rule in &redactor.keyword_rules[hit.pattern().as_usize()] {
+                let seen = &mut self.rule_seen[usize::from(rule)];
+                if *seen != self.line_number {
+                    *seen = self.line_number;
+                    self.triggered.push(rule);
+                }
+            }
+        }
+        if let Some((line_start, line_end)) = line
+            && self.redact_line(text, line_start, line_end, &mut written, output)?
+        {
+            return Ok(line_end);
+        }
+        output.write_all(&text[written..])?;
+        Ok(text.len())
+    }
+
+    /// Runs the triggered rules on one line and writes it out if anything was found (with the
+    /// unchanged text before it). Returns true when the line opened a multi-line block.
+    fn redact_line(
+        &mut self,
+        text: &[u8],
+        line_start: usize,
+        line_end: usize,
+        written: &mut usize,
+        output: &mut impl Write,
+    ) -> io::Result<bool> {
+        let line = &text[line_start..line_end];
+        let content = strip_line_ending(line);
+        self.find_spans(content);
+        if self.spans.is_empty() {
+            return Ok(false);
+        }
+        let spans = std::mem::take(&mut self.spans);
+        output.write_all(&text[*written..line_start])?;
+        let mut cursor = 0;
+        let mut opened = None;
+        for span in &spans {
+            output.write_all(&content[cursor..span.start])?;
+            let id = &self.redactor.rules[usize::from(span.rule)].id;
+            write!(output, "[REDACTED:{id}]")?;
+            self.count(span.rule);
+            cursor = span.end;
+            if span.opens_block {
+                opened = Some(span.rule);
+            }
+        }
+        self.spans = spans;
+        *written = line_end;
+        match opened {
+            Some(rule) => {
+                self.open_block = Some(OpenBlock {
+                    rule,
+                    line_ending: line[content.len()..].to_vec(),
+                });
+                Ok(true)
+            }
+            None => {
+                output.write_all(&line[cursor..])?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Inside a multi-line block: drops body lines until the closing line; returns where normal
+    /// scanning resumes (after the closing marker, or at a line that is not part of the block).
+    fn continue_block(
+        &mut self,
+        text: &[u8],
+        start: usize,
+        output: &mut impl Write,
+    ) -> io::Result<usize> {
+        let redactor = self.redactor;
+        let Some(open) = &mut self.open_block else {
+            return Ok(start);
+        };
+        let Some(block) = &redactor.rules[usize::from(open.rule)].block else {
+            self.open_block = None;
+            return Ok(start);
+        };
+        let mut position = start;
+        while position < text.len() {
+            let line_end = memchr::memchr(b'\n', &text[position..])
+                .map_or(text.len(), |newline| position + newline + 1);
+            let content = strip_line_ending(&text[position..line_end]);
+            if let Some(end) = block.end.find(content) {
+                self.open_block = None;
+                return Ok(position + end.end());
+            }
+            if !block.line.is_match(content) {
+                // The block was cut short: end it and treat this line as ordinary text.
+                if let Some(open) = self.open_block.take() {
+                    output.write_all(&open.line_ending)?;
+                }
+                return Ok(position);
+            }
+            // The block now ends where this line ends, should the input stop here.
+            open.line_ending.clear();
+            open.line_ending
+                .extend_from_slice(&text[position + content.len()..line_end]);
+            position = line_end;
+        }
+        Ok(position)
+    }
+
+    fn count(&mut self, rule: u16) {
+        let id = &self.redactor.rules[usize::from(rule)].id;
+        match self.counts.get_mut(id) {
+            Some(count) => *count += 1,
+            None => {
+                self.counts.insert(id.clone(), 1);
+            }
+        }
+    }
+
+    /// Fills `self.spans` with the accepted, non-overlapping matches of the triggered rules in
+    /// one line, in order.
+    fn find_spans(&mut self, content: &[u8]) {
+        let redactor = self.redactor;
+        let candidates = &mut self.candidates;
+        candidates.clear();
+        for &rule_index in &self.triggered {
+            let rule = &redactor.rules[usize::from(rule_index)];
+            let first_of_rule = candidates.len();
+            let mut consider = |whole: Match, secret: Match| {
+                if redactor.accepts(rule, whole.as_bytes(), secret.as_bytes()) {
+                    let (start, end) = widen_to_characters(content, secret.start(), secret.end());
+                    candidates.push(Span {
+                        start,
+                        end,
+                        rule: rule_index,
+                        opens_block: false,
+                    });
+                }
+            };
+            match rule.secret_group {
+                // Without a secret group the cheaper match-only search suffices.
+                None => rule
+                    .regex
+                    .find_iter(content)
+                    .for_each(|whole| consider(whole, whole)),
+                // The capture engines are slower than the DFA behind `is_match`, and most
+                // triggered lines hold no match at all.
+                Some(group) if rule.regex.is_match(content) => {
+                    for captures in rule.regex.captures_iter(content) {
+                        if let (Some(whole), Some(secret)) = (captures.get(0), captures.get(group))
+                        {
+                            consider(whole, secret);
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+            if let Some(block) = &rule.block {
+                // A block opens at a marker whose end is not on the same line (when it is, the
+                // one-line regex above decided).
+                let opening = block.begin.find_iter(content).find(|begin| {
+                    !candidates[first_of_rule..]
+                        .iter()
+                        .any(|span| span.start <= begin.start() && begin.start() < span.end)
+                        && !block.end.is_match(&content[begin.end()..])
+                });
+                if let Some(begin) = opening {
+                    candidates.push(Span {
+                        start: begin.start(),
+                        end: content.len(),
+                        rule: rule_index,
+                        opens_block: true,
+                    });
+                }
+            }
+        }
+        // Earlier rules win overlaps: specific formats are listed before the catch-alls.
+        candidates.sort_unstable_by_key(|span| (span.rule, span.start));
+        self.spans.clear();
+        for span in candidates.drain(..) {
+            if !self
+                .spans
+                .iter()
+                .any(|other| span.start < other.end && other.start < span.end)
+            {
+                self.spans.push(span);
+            }
+        }
+        self.spans.sort_unstable_by_key(|span| span.start);
+    }
+}
+
+impl Redactor {
+    /// Whether a regex match is a secret rather than a placeholder or a look-alike.
+    fn accepts(&self, rule: &Rule, whole: &[u8], secret: &[u8]) -> bool {
+        if secret.is_empty()
+            || (rule.min_entropy > 0.0 && shannon_entropy(secret) < rule.min_entropy)
+        {
+            return false;
+        }
+        let is_placeholder =
+            |matcher: &Option<AhoCorasick>| matcher.as_ref().is_some_and(|m| m.is_match(secret));
+        if is_placeholder(&self.placeholders) || is_placeholder(&rule.allow) {
+            return false;
+        }
+        !rule
+            .reject_secret
+            .iter()
+            .any(|reject| reject.is_match(secret))
+            && !rule
+                .reject_match
+                .iter()
+                .any(|reject| reject.is_match(whole))
+    }
+}
+
+/// Widens `start..end` so it neither starts nor ends inside a UTF-8 encoded character.
+fn widen_to_characters(text: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
+    let is_continuation = |byte: u8| (byte & 0xC0) == 0x80;
+    while start > 0 && is_continuation(text[start]) {
+        start -= 1;
+    }
+    while end < text.len() && is_continuation(text[end]) {
+        end += 1;
+    }
+    (start, end)
+}
+
+fn strip_line_ending(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Shannon entropy in bits per byte.
+fn shannon_entropy(bytes: &[u8]) -> f64 {
+    let mut frequencies = [0u32; 256];
+    for &byte in bytes {
+        frequencies[usize::from(byte)] += 1;
+    }
+    let total = bytes.len() as f64;
+    frequencies
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| {
+            let p = f64::from(n) / total;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests;

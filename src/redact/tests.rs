@@ -1,0 +1,1074 @@
+//! Every rule has a realistic secret that must be redacted and a near miss that must not.
+//!
+//! The cases are templates expanded at test time, so no secret-looking literal lives in the
+//! source: `{a36}` is 36 random characters of class `a` (see `class_chars`), `{uuid}` a random
+//! UUID, and `«…»` marks the span expected to become `[REDACTED:<kind>]`.
+
+use std::collections::BTreeSet;
+use std::io::{BufReader, Read};
+
+use super::*;
+
+/// (kind, positive template, near-miss template)
+const CASES: &[(&str, &str, &str)] = &[
+    (
+        "private-key",
+        r#"{"key": "«-----BEGIN RSA PRIVATE KEY-----\nMIIE{b64}\n{b64}\n-----END RSA PRIVATE KEY-----»\n"}"#,
+        "rotate the private key; -----BEGIN PUBLIC KEY-----\\nMIIB{b40}\\n-----END PUBLIC KEY-----",
+    ),
+    (
+        "age-secret-key",
+        "identity: «AGE-SECRET-KEY-1{g58}»",
+        "identity: AGE-SECRET-KEY-1{g20}",
+    ),
+    (
+        "putty-private-key",
+        "Private-MAC: «{h40}»",
+        "Private-MAC: {h20}",
+    ),
+    (
+        "aws-access-key",
+        "key id «AKIA{s16}» in use",
+        "key id AKIAIOSFODNN7EXAMPLE in the docs",
+    ),
+    (
+        "aws-secret-key",
+        "aws_secret_access_key = «{b40}»",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "aws-bedrock-api-key",
+        "AWS_BEARER_TOKEN_BEDROCK «ABSK{b120}»",
+        "prefix ABSK{b40} only",
+    ),
+    (
+        "gcp-api-key",
+        r#"apiKey: "«AIza{u35}»","#,
+        "AIza{u20} is too short",
+    ),
+    (
+        "google-oauth-client-secret",
+        "secret «GOCSPX-{u28}» here",
+        "GOCSPX-{u10} short",
+    ),
+    (
+        "google-oauth-access-token",
+        "token «ya29.{u60}» there",
+        "ya29.{u10} short",
+    ),
+    (
+        "google-oauth-refresh-token",
+        "refresh «1//0{u60}» there",
+        "1//0{u10} short",
+    ),
+    (
+        "gcp-service-account-key-id",
+        r#""private_key_id": "«{h40}»","#,
+        r#""private_key_id": "{h20}","#,
+    ),
+    (
+        "azure-storage-key",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=«{b86}==»;EndpointSuffix=core.windows.net",
+        "AccountName=acct;AccountKey={b20}==;",
+    ),
+    (
+        "azure-ad-client-secret",
+        "client «{a3}8Q~{a34}» ok",
+        "client {a3}8Q~{a10} ok",
+    ),
+    (
+        "azure-sas-token",
+        "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sr=b&sig=«{a43}%3D»",
+        "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sig={a10}",
+    ),
+    (
+        "azure-devops-pat",
+        "pat «{a76}AZDO{a4}» ok",
+        "pat {a20}AZDO{a4} ok",
+    ),
+    ("alibaba-access-key", "«LTAI{a20}»", "LTAI{a10}"),
+    ("tencent-secret-id", "«AKID{a32}»", "AKID{a10}"),
+    ("digitalocean-pat", "«dop_v1_{h64}»", "dop_v1_{h32}"),
+    ("digitalocean-oauth-token", "«doo_v1_{h64}»", "doo_v1_{h32}"),
+    (
+        "digitalocean-refresh-token",
+        "«dor_v1_{h64}»",
+        "dor_v1_{h32}",
+    ),
+    ("heroku-api-key", "«HRKU-{u60}» ", "HRKU-{u20} "),
+    ("scaleway-secret-key", "«SCW{U17}»", "SCW{U5}"),
+    ("yandex-api-key", "«AQVN{u38}» ", "AQVN{u10} "),
+    ("yandex-iam-token", "«t1.{u40}.{u86}»", "t1.{u10}.{u20}"),
+    ("yandex-access-key", "«YCAJ{u36}» ", "YCAJ{u10} "),
+    ("vault-service-token", "«hvs.{u100}»", "hvs.{u20}"),
+    ("vault-batch-token", "«hvb.{u140}»", "hvb.{u20}"),
+    (
+        "terraform-cloud-token",
+        "«{a14}.atlasv1.{u64}»",
+        "{a14}.atlasv1.{a10}",
+    ),
+    ("doppler-token", "«dp.pt.{a43}»", "dp.pt.{a10}"),
+    ("pulumi-access-token", "«pul-{h40}»", "pul-{h20}"),
+    ("flyio-token", "«fo1_{u43}»", "fo1_{u10}"),
+    ("render-api-key", "«rnd_{a32}»", "rnd_{a10}"),
+    ("supabase-access-token", "«sbp_{h40}»", "sbp_{h10}"),
+    (
+        "supabase-secret-key",
+        "«sb_secret_{u40}»",
+        "sb_secret_{u10}",
+    ),
+    (
+        "planetscale-token",
+        "«pscale_tkn_{u43}»",
+        "pscale_tkn_{a10}",
+    ),
+    ("databricks-token", "«dapi{h32}»", "dapi{h16}"),
+    ("clickhouse-cloud-secret", "«4b1d{a38}»", "4b1d{a10}"),
+    (
+        "tailscale-key",
+        "«tskey-auth-{a12}-{a30}»",
+        "tskey-auth-{a5}",
+    ),
+    ("openshift-token", "«sha256~{u43}» ", "sha256~{u10} "),
+    (
+        "cloudflare-origin-ca-key",
+        "«v1.0-{h24}-{h146}»",
+        "v1.0-{h24}-{h20}",
+    ),
+    (
+        "kubernetes-client-key",
+        "    client-key-data: «{b60}=»",
+        "    client-key-data: /etc/kube/client.key",
+    ),
+    (
+        "docker-config-auth",
+        r#"{"auths": {"registry.io": {"auth": "«{b40}=»"}}}"#,
+        r#"{"auths": {"registry.io": {"auth": "basic"}}}"#,
+    ),
+    ("scalingo-api-token", "«tk-us-{u48}» ", "tk-us-{u10} "),
+    (
+        "github-pat",
+        "GITHUB_TOKEN=«ghp_{a36}»",
+        "ghp_{a20} is cut short",
+    ),
+    (
+        "github-fine-grained-pat",
+        "«github_pat_{a22}_{a59}»",
+        "github_pat_{a20}",
+    ),
+    ("github-oauth-token", "«gho_{a36}»", "gho_{a10}"),
+    ("github-app-token", "«ghs_{a36}»", "ghs_{a10}"),
+    ("github-refresh-token", "«ghr_{a76}»", "ghr_{a10}"),
+    ("gitlab-pat", "«glpat-{u20}»", "glpat-{a5}"),
+    (
+        "gitlab-pipeline-trigger-token",
+        "«glptt-{h40}»",
+        "glptt-{h10}",
+    ),
+    ("gitlab-runner-token", "«glrt-{u20}»", "glrt-{a5}"),
+    (
+        "gitlab-runner-registration-token",
+        "«GR1348941{u20}»",
+        "GR1348941{a5}",
+    ),
+    ("gitlab-deploy-token", "«gldt-{u20}»", "gldt-{a5}"),
+    ("gitlab-feed-token", "«glft-{u20}»", "glft-{a5}"),
+    ("gitlab-oauth-app-secret", "«gloas-{u64}» ", "gloas-{a10} "),
+    (
+        "gitlab-incoming-mail-token",
+        "«glimt-{u25}» ",
+        "glimt-{a10} ",
+    ),
+    ("gitlab-job-token", "«glcbt-{a3}_{u20}»", "glcbt-{a3}"),
+    ("gitlab-agent-token", "«glagent-{u50}»", "glagent-{a10}"),
+    ("gitlab-scim-token", "«glsoat-{u20}»", "glsoat-{a5}"),
+    ("gitlab-feature-flag-token", "«glffct-{u20}»", "glffct-{a5}"),
+    ("bitbucket-app-password", "«ATBB{a32}»", "ATBB{a10}"),
+    ("atlassian-api-token", "«ATATT3{u190}»", "ATATT3{a20}"),
+    ("huggingface-token", "«hf_{L34}»", "hf_{L10}"),
+    ("huggingface-org-token", "«api_org_{L34}»", "api_org_{L10}"),
+    ("circleci-token", "«CCIPAT_{a22}_{h40}»", "CCIPAT_{a10}"),
+    ("buildkite-token", "«bkua_{h40}»", "bkua_{h10}"),
+    ("octopus-deploy-api-key", "«API-{U26}»", "API-{U10}"),
+    ("harness-pat", "«pat.{u22}.{h24}.{a20}»", "pat.{a5}.x"),
+    ("sonarqube-token", "«sqp_{h40}»", "sqp_{h10}"),
+    ("sourcegraph-token", "«sgp_{h16}_{h40}»", "sgp_{h10}"),
+    ("prefect-api-key", "«pnu_{a36}»", "pnu_{a10}"),
+    ("readme-api-key", "«rdme_{l70}»", "rdme_{l10}"),
+    ("infracost-api-key", "«ico-{a32}»", "ico-{a10}"),
+    ("postman-api-key", "«PMAK-{h24}-{h34}»", "PMAK-{h10}"),
+    ("snyk-token", "SNYK_TOKEN=«{uuid}»", "SNYK_ORG={uuid}"),
+    (
+        "npm-access-token",
+        "//registry.npmjs.org/:_authToken=«npm_{a36}»",
+        "npm_{a10}",
+    ),
+    (
+        "pypi-upload-token",
+        "«pypi-AgEIcHlwaS5vcmc{u60}»",
+        "pypi-AgEIcHlwaS5vcmc{a10}",
+    ),
+    ("nuget-api-key", "«oy2{l43}»", "oy2{l10}"),
+    ("rubygems-api-key", "«rubygems_{h48}»", "rubygems_{h10}"),
+    ("crates-io-token", "«cio{a32}»", "cio{a10}"),
+    ("docker-hub-token", "«dckr_pat_{u27}»", "dckr_pat_{a5}"),
+    ("artifactory-api-key", "«AKCp{a69}»", "AKCp{a10}"),
+    (
+        "artifactory-reference-token",
+        "«cmVmdGtu{a56}»",
+        "cmVmdGtu{a10}",
+    ),
+    ("clojars-token", "«CLOJARS_{l60}»", "CLOJARS_{l10}"),
+    ("slack-bot-token", "«xoxb-{d12}-{d13}-{a24}»", "xoxb-{d5}"),
+    (
+        "slack-user-token",
+        "«xoxp-{d12}-{d12}-{d12}-{h32}»",
+        "xoxp-{d5}",
+    ),
+    (
+        "slack-app-token",
+        "«xapp-1-{U11}-{d13}-{h64}»",
+        "xapp-1-{U5}",
+    ),
+    (
+        "slack-config-token",
+        "«xoxe.xoxp-1-{U166}»",
+        "xoxe.xoxp-1-{U10}",
+    ),
+    (
+        "slack-legacy-token",
+        "«xoxs-{d10}-{d10}-{a20}»",
+        "xoxs-{a10}",
+    ),
+    (
+        "slack-webhook-url",
+        "https://«hooks.slack.com/services/T{U9}/B{U9}/{a24}»",
+        "https://hooks.slack.com/services/T{U9}/B{U9}/XXXXXXXXXXXXXXXXXXXXXXXX",
+    ),
+    (
+        "discord-webhook-url",
+        "https://discord.com/api/webhooks/{d18}/«{u68}»",
+        "https://discord.com/api/webhooks/{d18}/{u10}",
+    ),
+    (
+        "discord-bot-token",
+        "DISCORD_BOT_TOKEN=«M{a25}.{u6}.{u38}»",
+        "DISCORD_BOT_TOKEN=${DISCORD_TOKEN}",
+    ),
+    ("telegram-bot-token", "«{d10}:AA{u33}» ", "{d10}:AA{u10} "),
+    (
+        "teams-webhook-url",
+        "https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/«{h32}/{uuid}»",
+        "https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/",
+    ),
+    (
+        "google-chat-webhook-url",
+        "https://chat.googleapis.com/v1/spaces/AB{a9}/messages?key={a10}&token=«{u43}%3D»",
+        "https://chat.googleapis.com/v1/spaces/AB{a9}/messages?key=k&token=short",
+    ),
+    (
+        "zapier-webhook-url",
+        "https://hooks.zapier.com/hooks/catch/{d7}/«{l7}»/",
+        "https://hooks.zapier.com/hooks/catch/{d7}/",
+    ),
+    (
+        "mattermost-webhook-url",
+        "https://mattermost.acme.io/hooks/«{l26}»",
+        "https://mattermost.acme.io/hooks/{l10}",
+    ),
+    (
+        "dingtalk-webhook-url",
+        "https://oapi.dingtalk.com/robot/send?access_token=«{h64}»",
+        "https://oapi.dingtalk.com/robot/send?access_token=${DINGTALK_TOKEN}",
+    ),
+    (
+        "feishu-webhook-url",
+        "https://open.feishu.cn/open-apis/bot/v2/hook/«{uuid}»",
+        "https://open.feishu.cn/open-apis/bot/v2/hook/<hook-id>",
+    ),
+    ("sendgrid-api-key", "«SG.{u22}.{u43}» ", "SG.{u10}.{u10} "),
+    ("mailgun-api-key", "«key-{h32}»", "key-{h10}"),
+    ("mailchimp-api-key", "«{h32}-us12»", "{h32}-usa"),
+    ("brevo-api-key", "«xkeysib-{h64}-{a16}»", "xkeysib-{h10}"),
+    (
+        "twilio-api-key",
+        "TWILIO_API_KEY=«SK{h32}»",
+        "TWILIO_ACCOUNT_SID=AC{h32}",
+    ),
+    (
+        "twilio-auth-token",
+        "TWILIO_AUTH_TOKEN=«{h32}»",
+        "TWILIO_AUTH_TOKEN=your_auth_token",
+    ),
+    (
+        "postmark-server-token",
+        "POSTMARK_SERVER_TOKEN=«{uuid}»",
+        "POSTMARK_SERVER_ID=12345",
+    ),
+    (
+        "resend-api-key",
+        "«re_{a8}_{a24}»",
+        "re_compiled_regularExpressionsCaches",
+    ),
+    ("stripe-secret-key", "«sk_live_{a99}»", "sk_live_{a10}"),
+    ("stripe-restricted-key", "«rk_live_{a99}»", "rk_live_{a10}"),
+    ("stripe-webhook-secret", "«whsec_{a32}»", "whsec_{a10}"),
+    ("square-access-token", "«sq0atp-{u22}» ", "sq0atp-{u10} "),
+    ("square-oauth-secret", "«sq0csp-{u43}» ", "sq0csp-{u10} "),
+    (
+        "braintree-access-token",
+        "«access_token$production${l16}${h32}»",
+        "access_token$production${l5}",
+    ),
+    ("shopify-access-token", "«shpat_{h32}»", "shpat_{h10}"),
+    ("shopify-custom-app-token", "«shpca_{h32}»", "shpca_{h10}"),
+    ("shopify-private-app-token", "«shppa_{h32}»", "shppa_{h10}"),
+    ("shopify-shared-secret", "«shpss_{h32}»", "shpss_{h10}"),
+    (
+        "flutterwave-secret-key",
+        "«FLWSECK_TEST-{h32}-X»",
+        "FLWSECK_TEST-{h10}-X",
+    ),
+    (
+        "gocardless-access-token",
+        "GOCARDLESS_ACCESS_TOKEN=«live_{u40}»",
+        "GOCARDLESS_ENVIRONMENT=live",
+    ),
+    (
+        "plaid-access-token",
+        "«access-production-{uuid}»",
+        "access-production-{h8}",
+    ),
+    ("easypost-api-key", "«EZAK{a54}»", "EZAK{a10}"),
+    (
+        "shippo-api-token",
+        "«shippo_live_{h40}»",
+        "shippo_live_{h10}",
+    ),
+    (
+        "duffel-api-token",
+        "«duffel_test_{u43}»",
+        "duffel_test_{u10}",
+    ),
+    (
+        "razorpay-key-secret",
+        "RAZORPAY_KEY_SECRET=«{a24}»",
+        "RAZORPAY_KEY_ID=rzp_test_{a14}",
+    ),
+    (
+        "anthropic-api-key",
+        "«sk-ant-api03-{u93}AA»",
+        "sk-ant-api03-{u10}",
+    ),
+    (
+        "anthropic-admin-key",
+        "«sk-ant-admin01-{u93}AA»",
+        "sk-ant-admin01-{u10}",
+    ),
+    (
+        "openai-api-key",
+        "OPENAI_API_KEY=«sk-proj-{u156}»",
+        "sk-proj-{u10}",
+    ),
+    ("openrouter-api-key", "«sk-or-v1-{h64}»", "sk-or-v1-{h10}"),
+    ("groq-api-key", "«gsk_{a52}»", "gsk_{a10}"),
+    ("xai-api-key", "«xai-{a80}»", "xai-{a10}"),
+    ("perplexity-api-key", "«pplx-{a48}»", "pplx-{a10}"),
+    ("replicate-api-token", "«r8_{a37}»", "r8_{a10}"),
+    (
+        "langsmith-api-key",
+        "«lsv2_pt_{h32}_{h10}»",
+        "lsv2_pt_{h10}",
+    ),
+    ("langfuse-secret-key", "«sk-lf-{uuid}»", "pk-lf-{uuid}"),
+    ("pinecone-api-key", "«pcsk_{a70}»", "pcsk_{a10}"),
+    ("cerebras-api-key", "«csk-{l48}»", "csk-{l10}"),
+    ("tavily-api-key", "«tvly-dev-{a32}»", "tvly-{a10}"),
+    ("fireworks-api-key", "«fw_{a24}»", "fw_{a10}"),
+    (
+        "deepseek-api-key",
+        "DEEPSEEK_API_KEY=«sk-{h32}»",
+        "DEEPSEEK_MODEL=deepseek-chat",
+    ),
+    (
+        "mistral-api-key",
+        "MISTRAL_API_KEY=«{a32}»",
+        "MISTRAL_MODEL=mistral-large-latest",
+    ),
+    (
+        "cohere-api-key",
+        "COHERE_API_KEY=«{a40}»",
+        "COHERE_MODEL=command-r-plus",
+    ),
+    (
+        "elevenlabs-api-key",
+        "ELEVENLABS_API_KEY=«sk_{h48}»",
+        "ELEVENLABS_VOICE_ID=21m00Tcm4TlvDq8ikWAM",
+    ),
+    ("newrelic-user-key", "«NRAK-{U27}»", "NRAK-{U10}"),
+    ("newrelic-insert-key", "«NRII-{u32}» ", "NRII-{a10} "),
+    ("newrelic-browser-key", "«NRJS-{h19}»", "NRJS-{h5}"),
+    ("newrelic-license-key", "«{h36}NRAL»", "{h20}NRAL"),
+    ("sentry-org-token", "«sntrys_eyJ{a80}»", "sntrys_{a10}"),
+    ("sentry-user-token", "«sntryu_{h64}»", "sntryu_{h10}"),
+    ("grafana-cloud-token", "«glc_{b40}»", "glc_{a10}"),
+    (
+        "grafana-service-account-token",
+        "«glsa_{a32}_{h8}»",
+        "glsa_{a10}",
+    ),
+    ("grafana-api-key", "«eyJrIjoi{a80}»", "eyJrIjoi{a10}"),
+    (
+        "dynatrace-api-token",
+        "«dt0c01.{U24}.{U64}»",
+        "dt0c01.{U10}",
+    ),
+    ("honeycomb-api-key", "«hcaik_{l58}»", "hcaik_{l5}"),
+    ("posthog-personal-api-key", "«phx_{a43}»", "phc_{a43}"),
+    ("axiom-token", "«xaat-{uuid}»", "xaat-{h8}"),
+    (
+        "datadog-api-key",
+        "DD_API_KEY=«{h32}»",
+        "DD_SITE=datadoghq.eu",
+    ),
+    (
+        "rollbar-access-token",
+        "ROLLBAR_ACCESS_TOKEN=«{h32}»",
+        "ROLLBAR_ENV=production",
+    ),
+    ("segment-write-key", "«sgp_{a64}»", "sgp_{a10}"),
+    ("notion-token", "«ntn_{d11}{a35}»", "ntn_{d5}"),
+    ("linear-api-key", "«lin_api_{a40}»", "lin_api_{a10}"),
+    ("linear-oauth-token", "«lin_oauth_{h64}»", "lin_oauth_{h10}"),
+    ("airtable-pat", "«pat{a14}.{h64}»", "pat{a14}.{h10}"),
+    ("asana-pat", "«2/1{d15}/1{d15}:{h32}»", "2/1{d15}:{h10}"),
+    ("dropbox-access-token", "«sl.u.{u140}»", "sl.{u10}"),
+    ("figma-pat", "«figd_{u40}» ", "figd_{u10} "),
+    ("typeform-token", "«tfp_{u59}»", "tfp_{u10}"),
+    (
+        "hubspot-private-app-token",
+        "«pat-na1-{uuid}»",
+        "pat-na1-{h8}",
+    ),
+    ("contentful-pat", "«CFPAT-{u43}» ", "CFPAT-{u10} "),
+    ("adobe-client-secret", "«p8e-{a32}»", "p8e-{a10}"),
+    ("frameio-token", "«fio-u-{u64}» ", "fio-u-{u10} "),
+    (
+        "mapbox-secret-token",
+        "«sk.eyJ{u60}.{u22}»",
+        "pk.eyJ{u60}.{u22}",
+    ),
+    (
+        "intra42-client-secret",
+        "«s-s4t2ud-{h64}»",
+        "s-s4t2ud-{h10}",
+    ),
+    ("settlemint-token", "«sm_pat_{h16}»", "sm_pat_{h5}"),
+    (
+        "sidekiq-enterprise-secret",
+        "BUNDLE_ENTERPRISE__CONTRIBSYS__COM=«{h8}:{h8}»",
+        "BUNDLE_GEMS__CONTRIBSYS__COM=${SIDEKIQ_CREDS}",
+    ),
+    (
+        "twitter-bearer-token",
+        "«AAAAAAAAAAAAAAAAAAAAA{a60}»",
+        "AAAAAAAAAAAAAAAAAAAAA{a10}",
+    ),
+    ("facebook-access-token", "«EAA{a120}»", "EAA{a20}"),
+    (
+        "onepassword-service-token",
+        "«ops_eyJ{b260}»",
+        "ops_eyJ{a10}",
+    ),
+    (
+        "onepassword-secret-key",
+        "«A3-{U6}-{U11}-{U5}-{U5}-{U5}»",
+        "A3-{U6}-{U5}",
+    ),
+    (
+        "okta-api-token",
+        "OKTA_API_TOKEN=«00{u40}» ",
+        "OKTA_DOMAIN=dev-123456.okta.com",
+    ),
+    (
+        "ngrok-authtoken",
+        "NGROK_AUTHTOKEN=«2{a26}_{a21}»",
+        "NGROK_REGION=eu",
+    ),
+    ("netlify-token", "«nfp_{a36}»", "nfp_{a10}"),
+    (
+        "vercel-token",
+        "VERCEL_TOKEN=«{a24}»",
+        "VERCEL_ORG_ID=team_{a24}",
+    ),
+    (
+        "cloudflare-api-token",
+        "CLOUDFLARE_API_TOKEN=«{u40}» ",
+        "CLOUDFLARE_ACCOUNT_ID={h32}",
+    ),
+    (
+        "algolia-admin-key",
+        "ALGOLIA_ADMIN_API_KEY=«{h32}»",
+        "ALGOLIA_APP_ID={U10}",
+    ),
+    (
+        "jwt",
+        "«eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{u40}.{u43}»",
+        "the header eyJhbGciOiJIUzI1NiJ9 alone",
+    ),
+    (
+        "url-credentials",
+        "postgres://app:«{a16}»@db.internal:5432/app",
+        "postgres://app:${DB_PASSWORD}@db.internal/app",
+    ),
+    (
+        "bearer-token",
+        "Authorization: Bearer «{u40}»",
+        "Authorization: Bearer $TOKEN",
+    ),
+    (
+        "basic-auth",
+        "Authorization: Basic «{b24}»",
+        r#"WWW-Authenticate: Basic realm="api""#,
+    ),
+    (
+        "netrc-password",
+        "machine api.github.com login octocat password «{a20}»",
+        "machine api.github.com login octocat",
+    ),
+    (
+        "curl-user-password",
+        "curl -u admin:«hunter22» https://api.acme.io",
+        "curl -u \"$API_USER:$API_PASS\" https://api.acme.io",
+    ),
+    (
+        "mysql-password-flag",
+        "mysql -u root -p«{a12}» shop",
+        "mysql -u root -p shop",
+    ),
+    (
+        "cli-password-flag",
+        "deploy --password «{a16}» --host prod",
+        "deploy --password-file ./pw --token $DEPLOY_TOKEN",
+    ),
+    (
+        "generic-secret",
+        r#"DB_PASSWORD="«{a20}»""#,
+        r#"password = os.environ["DB_PASSWORD"]"#,
+    ),
+];
+
+/// Texts that look like secrets to a careless eye and must pass unchanged.
+const NOT_SECRETS: &[&str] = &[
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
+    "git checkout {h40}",
+    "request id {uuid} failed",
+    "session_id: {uuid}",
+    "max_tokens: 4096",
+    "token_count = 123456789",
+    "let token = self.next_token();",
+    "password_file = /etc/app/password.txt",
+    "secret: ${{ secrets.DEPLOY_KEY }}",
+    "api_key = <your-api-key>",
+    "API_KEY=your-key-here",
+    "password: changeme",
+    "token: xxxxxxxxxxxxxxxxxxxx",
+    "tokenizer = bert-base-uncased",
+    "SECRET_KEY_NAME = SIGNING_KEY",
+    "const apiKey = process.env.OPENAI_API_KEY;",
+    "auth_token = getAuthTokenFromEnvironment",
+    "The bearer of this letter is a friend.",
+    "see https://docs.example.com/api?version=2 for tokens",
+    "ssh git@github.com:org/repo.git",
+    "http://localhost:8080@proxy",
+    "password = None",
+    "AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}",
+    "Wrote 12 lines to src/token.rs",
+];
+
+/// Deterministic pseudo-random source (xorshift64*), so failures are reproducible.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn pick(&mut self, alphabet: &[u8]) -> char {
+        char::from(alphabet[(self.next() % alphabet.len() as u64) as usize])
+    }
+}
+
+fn class_chars(class: char) -> &'static [u8] {
+    match class {
+        'a' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+        'L' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+        'h' => b"0123456789abcdef",
+        'd' => b"0123456789",
+        'U' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+        'l' => b"abcdefghijklmnopqrstuvwxyz0123456789",
+        'b' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        'u' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
+        's' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+        'g' => b"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+        other => panic!("unknown template class `{other}`"),
+    }
+}
+
+/// Expands a template into (text, expected redaction of it as `kind`).
+fn expand(template: &str, kind: &str, seed: u64) -> (String, String) {
+    let mut random = Random(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut text = String::new();
+    let mut expected = String::new();
+    let mut in_secret = false;
+    let mut rest = template;
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
+        let piece = match c {
+            '«' => {
+                in_secret = true;
+                expected.push_str(&format!("[REDACTED:{kind}]"));
+                continue;
+            }
+            '»' => {
+                in_secret = false;
+                continue;
+            }
+            '{' if rest.starts_with("uuid}") => {
+                rest = &rest["uuid}".len()..];
+                let hex = class_chars('h');
+                let group = |random: &mut Random, n: usize| {
+                    (0..n).map(|_| random.pick(hex)).collect::<String>()
+                };
+                let parts: Vec<String> = [8, 4, 4, 4, 12]
+                    .iter()
+                    .map(|&n| group(&mut random, n))
+                    .collect();
+                parts.join("-")
+            }
+            '{' if rest.len() > 1 && rest[1..].starts_with(|d: char| d.is_ascii_digit()) => {
+                let class = rest.chars().next().unwrap_or('a');
+                let close = rest.find('}').expect("unclosed {class count} in template");
+                let count: usize = rest[1..close].parse().expect("count in template");
+                rest = &rest[close + 1..];
+                let alphabet = class_chars(class);
+                (0..count).map(|_| random.pick(alphabet)).collect()
+            }
+            other => other.to_string(),
+        };
+        text.push_str(&piece);
+        if !in_secret {
+            expected.push_str(&piece);
+        }
+    }
+    (text, expected)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
+fn redactor() -> &'static Redactor {
+    Redactor::builtin()
+}
+
+#[test]
+fn every_rule_redacts_its_secret() {
+    let mut failures = Vec::new();
+    for (index, (kind, positive, _)) in CASES.iter().enumerate() {
+        let (text, expected) = expand(positive, kind, index as u64);
+        let redacted = redactor().redact(&text);
+        let counts_ok =
+            redacted.counts.get(*kind).copied() == Some(1) && redacted.counts.len() == 1;
+        if redacted.text != expected || !counts_ok {
+            failures.push(format!(
+                "{kind}:\n  input    {text}\n  expected {expected}\n  got      {}\n  counts   {:?}",
+                redacted.text, redacted.counts
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rules missed their secret:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_rule_leaves_its_near_miss_alone() {
+    let mut failures = Vec::new();
+    for (index, (kind, _, negative)) in CASES.iter().enumerate() {
+        let (text, _) = expand(negative, kind, index as u64);
+        let redacted = redactor().redact(&text);
+        if redacted.text != text || !redacted.counts.is_empty() {
+            failures.push(format!(
+                "{kind}:\n  input {text}\n  got   {}",
+                redacted.text
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} near misses were redacted:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_rule_has_exactly_one_case() {
+    let rule_kinds: BTreeSet<&str> = redactor().kinds().collect();
+    let mut case_kinds = BTreeSet::new();
+    for (kind, _, _) in CASES {
+        assert!(case_kinds.insert(*kind), "two cases for `{kind}`");
+    }
+    let untested: Vec<_> = rule_kinds.difference(&case_kinds).collect();
+    let unknown: Vec<_> = case_kinds.difference(&rule_kinds).collect();
+    assert!(
+        untested.is_empty() && unknown.is_empty(),
+        "untested rules {untested:?}, cases without a rule {unknown:?}"
+    );
+    assert!(rule_kinds.len() >= 100, "only {} kinds", rule_kinds.len());
+}
+
+#[test]
+fn ordinary_identifiers_hashes_and_placeholders_are_not_secrets() {
+    let mut failures = Vec::new();
+    for (index, template) in NOT_SECRETS.iter().enumerate() {
+        let (text, _) = expand(template, "none", 1000 + index as u64);
+        let redacted = redactor().redact(&text);
+        if redacted.text != text {
+            failures.push(format!("  input {text}\n  got   {}", redacted.text));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "redacted non-secrets:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn hex_and_uuids_are_secrets_only_when_assigned_to_a_secret_like_key() {
+    let (text, expected) = expand(
+        "commit {h40} ran {uuid}\napi_token = «{h40}»\nHEROKU_API_KEY=«{uuid}»\n",
+        "generic-secret",
+        21,
+    );
+    let redacted = redactor().redact(&text);
+    assert_eq!(redacted.text, expected);
+    assert_eq!(redacted.counts.get("generic-secret"), Some(&2));
+}
+
+#[test]
+fn a_specific_format_wins_over_the_generic_rule() {
+    let (text, _) = expand("api_key: {a8}", "x", 7);
+    let token = expand("ghp_{a36}", "x", 8).0;
+    let redacted = redactor().redact(&format!("{text}\npassword = \"{token}\"\n"));
+    assert!(
+        redacted
+            .text
+            .ends_with("password = \"[REDACTED:github-pat]\"\n"),
+        "{}",
+        redacted.text
+    );
+    assert_eq!(redacted.counts.get("github-pat"), Some(&1));
+}
+
+#[test]
+fn url_passwords_are_redacted_unless_masked_or_templated() {
+    let redacted =
+        redactor().redact("https://user:pass@host.io/x and redis://:hunter2@cache:6379\n");
+    assert_eq!(
+        redacted.text,
+        "https://user:[REDACTED:url-credentials]@host.io/x and redis://:[REDACTED:url-credentials]@cache:6379\n"
+    );
+    for kept in [
+        "https://user:***@host.io",
+        "mysql://root:%s@db",
+        "amqp://guest:$AMQP_PASS@mq",
+    ] {
+        assert_eq!(redactor().redact(kept).text, kept);
+    }
+}
+
+#[test]
+fn a_complete_key_block_on_one_line_that_is_a_placeholder_opens_no_block() {
+    let text = "-----BEGIN PRIVATE KEY-----EXAMPLE-----END PRIVATE KEY-----\ndone\n";
+    assert_eq!(redactor().redact(text).text, text);
+}
+
+#[test]
+fn counts_every_secret_per_kind() {
+    let (text, _) = expand("a ghp_{a36} b ghp_{a36}\nc npm_{a36} ghp_{a36}\n", "x", 3);
+    let redacted = redactor().redact(&text);
+    let expected: RedactionCounts = [
+        ("github-pat".to_string(), 3),
+        ("npm-access-token".to_string(), 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(redacted.counts, expected);
+    assert_eq!(
+        redacted.text,
+        "a [REDACTED:github-pat] b [REDACTED:github-pat]\nc [REDACTED:npm-access-token] [REDACTED:github-pat]\n"
+    );
+}
+
+#[test]
+fn utf8_around_secrets_stays_intact() {
+    let token = expand("ghp_{a36}", "x", 11).0;
+    let text = format!("Schlüssel «{token}» für 🔑 日本語 — ok\r\nzweite Zeile é\n");
+    let redacted = redactor().redact(&text);
+    assert_eq!(
+        redacted.text,
+        "Schlüssel «[REDACTED:github-pat]» für 🔑 日本語 — ok\r\nzweite Zeile é\n"
+    );
+}
+
+fn multi_line_key(body_lines: usize, seed: u64) -> String {
+    let mut random = Random(seed | 1);
+    let mut key = String::from("-----BEGIN OPENSSH PRIVATE KEY-----\n");
+    for _ in 0..body_lines {
+        let line: String = (0..64).map(|_| random.pick(class_chars('b'))).collect();
+        key.push_str(&line);
+        key.push('\n');
+    }
+    key.push_str("-----END OPENSSH PRIVATE KEY-----\n");
+    key
+}
+
+/// A reader that hands out at most `step` bytes per read, to cut the input at every place.
+struct Trickle<'a> {
+    data: &'a [u8],
+    step: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+fn stream(text: &str, step: usize) -> (String, RedactionCounts) {
+    let mut output = Vec::new();
+    let input = BufReader::with_capacity(
+        step,
+        Trickle {
+            data: text.as_bytes(),
+            step,
+        },
+    );
+    let counts = redactor()
+        .redact_stream(input, &mut output)
+        .expect("streaming into a Vec");
+    (String::from_utf8(output).expect("utf-8 output"), counts)
+}
+
+#[test]
+fn multi_line_private_key_is_redacted_whole_in_both_modes() {
+    let text = format!("before\nkey:\n{}after\n", multi_line_key(20, 5));
+    let expected = "before\nkey:\n[REDACTED:private-key]\nafter\n";
+    assert_eq!(redactor().redact(&text).text, expected);
+    for step in [1, 7, 64, 4096] {
+        let (output, counts) = stream(&text, step);
+        assert_eq!(output, expected, "step {step}");
+        assert_eq!(counts.get("private-key"), Some(&1));
+    }
+}
+
+#[test]
+fn private_key_straddling_stream_chunks_is_redacted() {
+    // Filler pushes the key across the 64 KiB chunk boundary of the streaming scanner.
+    let filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit\n".repeat(1160);
+    let key = multi_line_key(60, 9);
+    let text = format!("{filler}{key}tail line\n");
+    let (output, counts) = stream(&text, 8192);
+    assert_eq!(
+        output,
+        format!("{filler}[REDACTED:private-key]\ntail line\n")
+    );
+    assert_eq!(counts.get("private-key"), Some(&1));
+}
+
+#[test]
+fn private_key_with_text_around_markers_and_agent_line_numbers() {
+    let mut random = Random(3);
+    let body: String = (0..64).map(|_| random.pick(class_chars('b'))).collect();
+    let text = format!(
+        "     1→-----BEGIN RSA PRIVATE KEY-----\n     2→Proc-Type: 4,ENCRYPTED\n     3→{body}\n     4→-----END RSA PRIVATE KEY----- trailing\nnext\n"
+    );
+    assert_eq!(
+        redactor().redact(&text).text,
+        "     1→[REDACTED:private-key] trailing\nnext\n"
+    );
+}
+
+#[test]
+fn unterminated_private_key_ends_at_the_first_line_that_is_not_key_material() {
+    let text =
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n... (truncated)\nmore\n";
+    assert_eq!(
+        redactor().redact(text).text,
+        "[REDACTED:private-key]\n... (truncated)\nmore\n"
+    );
+    let at_end = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC";
+    assert_eq!(redactor().redact(at_end).text, "[REDACTED:private-key]");
+}
+
+#[test]
+fn streaming_matches_whole_string_redaction() {
+    let mut text = String::new();
+    for (index, (kind, positive, negative)) in CASES.iter().enumerate() {
+        text.push_str(&expand(positive, kind, index as u64).0);
+        text.push_str(" | ");
+        text.push_str(&expand(negative, kind, index as u64).0);
+        text.push('\n');
+    }
+    let whole = redactor().redact(&text);
+    for step in [3, 1000, 1 << 16] {
+        let (output, counts) = stream(&text, step);
+        assert_eq!(output, whole.text, "step {step}");
+        assert_eq!(counts, whole.counts, "step {step}");
+    }
+    assert_eq!(whole.counts.values().sum::<u64>(), CASES.len() as u64);
+}
+
+#[test]
+fn bytes_that_are_not_utf8_pass_through_streaming() {
+    let token = expand("ghp_{a36}", "x", 4).0;
+    let mut input = b"\xff\xfe bad bytes ".to_vec();
+    input.extend_from_slice(token.as_bytes());
+    input.extend_from_slice(b" \xc3\n");
+    let mut output = Vec::new();
+    let counts = redactor()
+        .redact_stream(&input[..], &mut output)
+        .expect("vec");
+    assert_eq!(output, b"\xff\xfe bad bytes [REDACTED:github-pat] \xc3\n");
+    assert_eq!(counts.get("github-pat"), Some(&1));
+}
+
+#[test]
+fn an_over_long_line_is_cut_without_losing_bytes() {
+    let token = expand("ghp_{a36}", "x", 6).0;
+    let long = format!("{} {token} {}", "é".repeat(700_000), "x".repeat(10));
+    let mut output = Vec::new();
+    let counts = redactor()
+        .redact_stream(long.as_bytes(), &mut output)
+        .expect("vec");
+    let output = String::from_utf8(output).expect("cuts fall on character boundaries");
+    assert_eq!(output, long.replace(&token, "[REDACTED:github-pat]"));
+    assert_eq!(counts.get("github-pat"), Some(&1));
+}
+
+#[test]
+fn forced_cut_never_splits_a_character() {
+    assert_eq!(forced_cut("abc,def".as_bytes()), 4);
+    let text = "ééé".as_bytes();
+    assert_eq!(forced_cut(text), 4);
+    assert_eq!(forced_cut(b"abcd"), 3);
+}
+
+#[test]
+fn invalid_rule_tables_are_config_errors() {
+    let base = "default_entropy = 2.5\n[allow]\nplaceholders = []\n";
+    let rule = |body: &str| format!("{base}[[rule]]\nid = \"x-y\"\ndescription = \"d\"\n{body}\n");
+    let cases = [
+        (
+            rule("keywords = [\"abc\"]\nregex = '''(unclosed'''"),
+            "invalid regex",
+        ),
+        (
+            rule("keywords = [\"ab\"]\nregex = '''abc'''"),
+            "shorter than",
+        ),
+        (rule("keywords = []\nregex = '''abc'''"), "no keywords"),
+        (
+            rule("keywords = [\"abc\"]\nregex = '''abc'''\nblock_begin = '''a'''"),
+            "only some",
+        ),
+        (
+            rule("keywords = [\"abc\"]\nregex = '''abc'''\nunknown = 1"),
+            "invalid redaction rules",
+        ),
+        (
+            format!(
+                "{}{}",
+                rule("keywords = [\"abc\"]\nregex = '''abc'''"),
+                &rule("keywords = [\"abc\"]\nregex = '''abc'''")[base.len()..]
+            ),
+            "defined twice",
+        ),
+        (
+            rule("keywords = [\"abc\"]\nregex = '''abc'''").replace("x-y", "X_y"),
+            "kebab-case",
+        ),
+        (
+            rule("keywords = [\"abc\\ndef\"]\nregex = '''abc'''"),
+            "spanning lines",
+        ),
+    ];
+    for (text, expected) in cases {
+        match Redactor::from_toml("test.toml", &text) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(err) => {
+                assert_eq!(err.kind, crate::error::ErrorKind::Config);
+                assert!(
+                    err.message.contains(expected),
+                    "`{}` lacks `{expected}`",
+                    err.message
+                );
+                assert!(err.message.starts_with("test.toml: "), "{}", err.message);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_match_contains_one_of_its_rules_keywords() {
+    // A match without its keyword would only be found when another keyword happens to be on
+    // the same line: check the positives against each rule's own keywords.
+    for (index, (kind, positive, _)) in CASES.iter().enumerate() {
+        let (text, _) = expand(positive, kind, index as u64);
+        let rule = redactor()
+            .rules
+            .iter()
+            .find(|rule| rule.id == *kind)
+            .expect("rule exists");
+        let lowered = text.to_ascii_lowercase();
+        for found in rule.regex.find_iter(text.as_bytes()) {
+            let matched = &lowered.as_bytes()[found.range()];
+            assert!(
+                rule.keywords
+                    .iter()
+                    .any(|k| contains(matched, k.as_bytes())),
+                "{kind}: match `{}` contains none of {:?}",
+                String::from_utf8_lossy(matched),
+                rule.keywords
+            );
+        }
+    }
+}
+
+#[test]
+fn matches_are_widened_to_character_boundaries() {
+    // Rules match bytes: a counted repetition can end inside a multi-byte character.
+    let table = "default_entropy = 0.0\n[allow]\nplaceholders = []\n[[rule]]\nid = \"cut\"\n\
+                 description = \"d\"\nkeywords = [\"key=\"]\nregex = \'\'\'key=(?P<secret>[^ ]{2})\'\'\'\n";
+    let redactor = Redactor::from_toml("test.toml", table).expect("valid table");
+    assert_eq!(redactor.redact("key=aéz").text, "key=[REDACTED:cut]z");
+    assert_eq!(widen_to_characters("aéb".as_bytes(), 2, 2), (1, 3));
+}
+
+#[test]
+fn entropy_of_known_strings() {
+    assert_eq!(shannon_entropy(b"aaaa"), 0.0);
+    assert!((shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
+}

@@ -1,0 +1,197 @@
+//! `agentguard redact`: stdin and files, the summary on stderr, `--json`, `--check`, errors and
+//! a reader that goes away.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+use crate::support::Env;
+
+/// A token of `len` characters after `prefix`, spelled out at run time so no secret-looking
+/// literal lives in the source.
+fn token(prefix: &str, len: usize, seed: usize) -> String {
+    const ALPHABET: &[u8] = b"aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zC";
+    let tail: String = (0..len)
+        .map(|i| char::from(ALPHABET[(i * 7 + seed * 13) % ALPHABET.len()]))
+        .collect();
+    format!("{prefix}{tail}")
+}
+
+fn aws_key() -> String {
+    // AWS key ids are base32: upper-case letters and 2-7.
+    let tail: String = (0..16)
+        .map(|i| char::from(b"QWERTYUPZXCVBNM234567"[i * 5 % 21]))
+        .collect();
+    format!("AKIA{tail}")
+}
+
+fn sample() -> (String, String) {
+    let github = token("ghp_", 36, 1);
+    let aws = aws_key();
+    let text = format!(
+        "deploy log — état: ok\nexport GITHUB_TOKEN={github}\naws id {aws} and again {github}\nplain line\n"
+    );
+    let redacted = "deploy log — état: ok\nexport GITHUB_TOKEN=[REDACTED:github-pat]\naws id [REDACTED:aws-access-key] and again [REDACTED:github-pat]\nplain line\n";
+    (text, redacted.to_string())
+}
+
+#[test]
+fn redacts_stdin_to_stdout_with_a_summary_on_stderr() {
+    let env = Env::new();
+    let (text, redacted) = sample();
+    let output = env.cmd().arg("redact").write_stdin(text).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), redacted);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "redacted 3: aws-access-key 1, github-pat 2\n"
+    );
+}
+
+#[test]
+fn reads_a_file_and_dash_means_stdin() {
+    let env = Env::new();
+    let (text, redacted) = sample();
+    let path = env.write("project/notes.txt", &text);
+    let output = env.cmd().arg("redact").arg(&path).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), redacted);
+
+    let output = env
+        .cmd()
+        .args(["redact", "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), redacted);
+}
+
+#[test]
+fn clean_text_passes_unchanged_and_quietly() {
+    let env = Env::new();
+    let text = "commit 3f786850e387550fdab836ed7e6dc881de23001b\nrequest 0f8fad5b-d9cb-469f-a165-70867728950e\nno trailing newline";
+    let output = env.cmd().arg("redact").write_stdin(text).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), text);
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn json_puts_total_and_counts_on_stderr() {
+    let env = Env::new();
+    let (text, redacted) = sample();
+    let output = env
+        .cmd()
+        .args(["redact", "--json"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), redacted);
+    let report: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(
+        report,
+        serde_json::json!({"total": 3, "counts": {"aws-access-key": 1, "github-pat": 2}})
+    );
+
+    let output = env
+        .cmd()
+        .args(["redact", "--json"])
+        .write_stdin("nothing here\n")
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(report, serde_json::json!({"total": 0, "counts": {}}));
+}
+
+#[test]
+fn check_exits_1_when_something_was_redacted_and_0_otherwise() {
+    let env = Env::new();
+    let (text, redacted) = sample();
+    let output = env
+        .cmd()
+        .args(["redact", "--check"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), redacted);
+
+    let output = env
+        .cmd()
+        .args(["redact", "--check"])
+        .write_stdin("all clear\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "all clear\n");
+}
+
+#[test]
+fn multi_line_private_key_from_a_file() {
+    let env = Env::new();
+    let body: String = (0..30).map(|i| format!("{}\n", token("", 64, i))).collect();
+    let text = format!(
+        "config:\n-----BEGIN OPENSSH PRIVATE KEY-----\n{body}-----END OPENSSH PRIVATE KEY-----\ndone\n"
+    );
+    let path = env.write("project/id_ed25519", &text);
+    let output = env
+        .cmd()
+        .args(["redact", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "config:\n[REDACTED:private-key]\ndone\n"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(report["counts"]["private-key"], 1);
+}
+
+#[test]
+fn a_missing_file_is_a_usage_error_naming_it() {
+    let env = Env::new();
+    let missing = env.project().join("nope.txt");
+    let output = env.cmd().arg("redact").arg(&missing).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&missing.display().to_string()), "{stderr}");
+    assert!(stderr.contains("hint:"), "{stderr}");
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_it_quietly_with_0() {
+    // `agentguard redact big | head`: stdout closes after a few bytes.
+    let env = Env::new();
+    let line = format!("log line with {} inside\n", token("ghp_", 36, 2));
+    let big = env.write("project/big.log", line.repeat(200_000));
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("agentguard"))
+        .env_clear()
+        .env("HOME", env.home())
+        .env("PATH", env.path_var())
+        .current_dir(env.project())
+        .arg("redact")
+        .arg(&big)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // Dropping the handle above closed the pipe; the writer now gets EPIPE.
+    let output = child.wait_with_output().unwrap();
+    assert!(String::from_utf8_lossy(&head).starts_with("log line with [REDACTED:github-pat]"));
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
