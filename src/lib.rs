@@ -44,9 +44,6 @@ pub fn run() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    if !matches!(cli.command, cli::Command::Hook(_)) {
-        restore_default_sigpipe();
-    }
     match commands::run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
@@ -58,15 +55,5 @@ pub fn run() -> ExitCode {
             }
             ExitCode::from(err.exit_code())
         }
-    }
-}
-
-/// `agentguard logs | head` must end quietly, like any Unix filter, not panic in `println!`:
-/// the reports of every command but the hooks die silently on a closed pipe. (A hook answers
-/// its host through explicit writes whose errors it ignores.)
-fn restore_default_sigpipe() {
-    // SAFETY: setting a signal disposition to its default before any thread is started.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

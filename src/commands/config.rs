@@ -1,5 +1,6 @@
 //! `agentguard config path|show|init|get|set`.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, Table, Value};
@@ -20,11 +21,19 @@ pub fn run(command: ConfigCommand) -> Result<u8> {
                 Some(p) => format!("{} (not created)", p.display()),
                 None => "(none)".to_string(),
             };
-            println!("user:    {}", describe(files.user.as_deref()));
+            writeln!(
+                std::io::stdout(),
+                "user:    {}",
+                describe(files.user.as_deref())
+            )?;
             let project = files
                 .project
                 .or_else(|| cwd.map(|d| d.join(paths::PROJECT_CONFIG_FILE)));
-            println!("project: {}", describe(project.as_deref()));
+            writeln!(
+                std::io::stdout(),
+                "project: {}",
+                describe(project.as_deref())
+            )?;
             Ok(0)
         }
         ConfigCommand::Show { json } => {
@@ -33,12 +42,13 @@ pub fn run(command: ConfigCommand) -> Result<u8> {
             if json {
                 let value =
                     serde_json::to_value(&config).map_err(|e| Error::config(e.to_string()))?;
-                println!(
+                writeln!(
+                    std::io::stdout(),
                     "{}",
                     serde_json::to_string_pretty(&value).unwrap_or_default()
-                );
+                )?;
             } else {
-                print!("{}", config.to_toml());
+                write!(std::io::stdout(), "{}", config.to_toml())?;
             }
             Ok(0)
         }
@@ -52,14 +62,14 @@ pub fn run(command: ConfigCommand) -> Result<u8> {
                 );
             }
             write_atomic(&path, DEFAULT_CONFIG)?;
-            println!("wrote {}", path.display());
+            writeln!(std::io::stdout(), "wrote {}", path.display())?;
             Ok(0)
         }
         ConfigCommand::Get { key } => {
             let config = Config::load(cwd.as_deref())?;
             match config.get(&key) {
                 Some(value) => {
-                    println!("{value}");
+                    writeln!(std::io::stdout(), "{value}")?;
                     Ok(0)
                 }
                 None => Err(Error::usage(format!("no configuration key `{key}`"))
@@ -78,7 +88,12 @@ pub fn run(command: ConfigCommand) -> Result<u8> {
                 user_file()?
             };
             set(&path, &key, &value)?;
-            println!("set {key} = {} in {}", parse_value(&value), path.display());
+            writeln!(
+                std::io::stdout(),
+                "set {key} = {} in {}",
+                parse_value(&value),
+                path.display()
+            )?;
             Ok(0)
         }
     }

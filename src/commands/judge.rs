@@ -1,6 +1,6 @@
 //! `agentguard judge [FILE|-]`: run the detectors on a text, as the Stop hook would.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use serde_json::json;
@@ -45,9 +45,9 @@ pub fn run(args: JudgeArgs) -> Result<u8> {
     let text = read_text(args.file.as_deref())?;
     let judgement = judge_text(&config, &pipeline, backend_name, &text)?;
     if args.json {
-        println!("{}", to_json(&judgement));
+        writeln!(std::io::stdout(), "{}", to_json(&judgement))?;
     } else {
-        print!("{}", to_table(&judgement));
+        write!(std::io::stdout(), "{}", to_table(&judgement))?;
     }
     Ok(if judgement.verdict == Verdict::Violation {
         exit::FOUND
@@ -118,18 +118,21 @@ fn evaluate(
                 })
             })
             .collect();
-        println!(
+        writeln!(
+            std::io::stdout(),
             "{}",
             json!({"examples": examples.len(), "backend": backend.name(), "detectors": detectors})
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            std::io::stdout(),
             "{} examples from {}, judged by `{}`",
             examples.len(),
             path.display(),
             backend.name()
-        );
-        println!(
+        )?;
+        writeln!(
+            std::io::stdout(),
             "{:<28} {:>6} {:>6} {:>9} {:>12} {:>9} {:>7} {:>5}",
             "DETECTOR",
             "BLOCKS",
@@ -139,9 +142,10 @@ fn evaluate(
             "PRECISION",
             "RECALL",
             "FAIL"
-        );
+        )?;
         for s in &ordered {
-            println!(
+            writeln!(
+                std::io::stdout(),
                 "{:<28} {:>6} {:>6} {:>9.3} {:>12.3} {:>9.3} {:>7.3} {:>5}",
                 s.detector,
                 s.blocks,
@@ -151,7 +155,7 @@ fn evaluate(
                 s.precision(),
                 s.recall(),
                 s.failures
-            );
+            )?;
         }
     }
     Ok(exit::OK)

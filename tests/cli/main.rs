@@ -2,6 +2,7 @@
 //! isolated environment (see `support::Env`).
 
 mod completions;
+mod config;
 mod corpus;
 mod doctor;
 mod e2e;
