@@ -106,24 +106,9 @@ pub fn append(dir: &Path, record: &Record, retention_days: u32) -> std::io::Resu
     let path = file_for_day(dir, today);
     let new_day = !path.exists();
     if new_day {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
+        create_private_dir(dir)?;
     }
-    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&path)?;
-    // SAFETY: flock on a file descriptor we own; released when the file is closed.
-    unsafe {
-        libc::flock(file.as_raw_fd(), libc::LOCK_EX);
-    }
-    file.write_all(&line)?;
-    drop(file);
+    append_json_line(&path, record)?;
     if new_day {
         remove_old_files(dir, today, retention_days);
     }
@@ -279,24 +264,34 @@ pub struct Label {
 
 /// Appends one label to `labels.jsonl` in `dir` (0600).
 pub fn append_label(dir: &Path, label: &Label) -> std::io::Result<PathBuf> {
+    create_private_dir(dir)?;
+    let path = dir.join(LABELS_FILE);
+    append_json_line(&path, label)?;
+    Ok(path)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(dir)?;
-    let path = dir.join(LABELS_FILE);
-    let mut line = serde_json::to_vec(label).map_err(std::io::Error::other)?;
+        .create(dir)
+}
+
+/// Appends `value` as one JSON line to `path` (created 0600): a single `O_APPEND` write under
+/// an exclusive `flock`, so concurrent writers never interleave partial lines.
+fn append_json_line(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(value).map_err(std::io::Error::other)?;
     line.push(b'\n');
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
-        .open(&path)?;
+        .open(path)?;
     // SAFETY: flock on a file descriptor we own; released when the file is closed.
     unsafe {
         libc::flock(file.as_raw_fd(), libc::LOCK_EX);
     }
-    file.write_all(&line)?;
-    Ok(path)
+    file.write_all(&line)
 }
 
 /// The labels in `dir`, the last one per id; bad lines are returned apart.
