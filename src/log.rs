@@ -87,6 +87,20 @@ impl Record {
     }
 }
 
+impl Record {
+    /// Takes the overall verdict and the outcomes worth keeping (Layer 1 hits and skips; a
+    /// miss is implied by `detectors_run`).
+    pub fn set_judgement(&mut self, judgement: &crate::pipeline::Judgement) {
+        self.verdict = judgement.verdict.as_str().into();
+        self.detectors = judgement
+            .detectors
+            .iter()
+            .filter(|o| o.layer1 != crate::pipeline::Layer1::Miss)
+            .cloned()
+            .collect();
+    }
+}
+
 /// `YYYYMMDD-HHMMSS-xxxxxx`: sortable, unique enough across concurrent hooks.
 fn new_id(now: jiff::Timestamp) -> String {
     let salt = crate::pipeline::wrap::nonce();

@@ -249,16 +249,7 @@ fn judge_stop(
         Ok(judgement) => judgement,
         Err(err) => return Some(stop_failed(record, err.message)),
     };
-    record.verdict = judgement.verdict.as_str().into();
-    record.detectors = judgement
-        .detectors
-        .iter()
-        .filter(|o| o.layer1 != pipeline::Layer1::Miss)
-        .cloned()
-        .collect();
-    for outcome in &mut record.detectors {
-        outcome.judged_text = None;
-    }
+    record.set_judgement(&judgement);
     decide_stop(input, config, detectors, &judgement, &text, record)
 }
 
@@ -530,16 +521,7 @@ fn gate_destructive(
             return Some(hook::pre_tool(host, Permission::Ask, &reason));
         }
     };
-    record.verdict = judgement.verdict.as_str().into();
-    record.detectors = judgement
-        .detectors
-        .iter()
-        .filter(|o| o.layer1 != pipeline::Layer1::Miss)
-        .cloned()
-        .collect();
-    for outcome in &mut record.detectors {
-        outcome.judged_text = None;
-    }
+    record.set_judgement(&judgement);
     let flagged: Vec<_> = judgement
         .detectors
         .iter()
