@@ -569,7 +569,7 @@ fn redact_stream_row(env: &BenchEnv, bytes: u64) -> Row {
     if !status.success() || sent < bytes {
         return Row::note(
             &label,
-            &format!("n/a: `agentguard redact` exited {status} (not in this build?)"),
+            &format!("n/a: `agentguard redact` failed ({status}): not in this build?"),
         );
     }
     Row {
