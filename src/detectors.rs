@@ -8,7 +8,11 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
+use regex_automata::meta;
+use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::util::syntax;
+use regex_automata::{Input, MatchKind, PatternSet};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
@@ -303,8 +307,13 @@ impl Detectors {
 
 /// Every trigger of several detectors in one automaton: one pass over the text tells which
 /// detectors hit (the common no-hit stop ends here).
+///
+/// A hook builds this on every call, and building costs far more than running it over a stop's
+/// text. It is `regex::RegexSet` (same engine, same matches) minus the parts a set built for one
+/// short text does not pay back: the literal prefilter (extracting case-folded prefix literals
+/// from every trigger cost more than all else a no-hit stop does) and the capture engines.
 pub struct TriggerSet {
-    set: RegexSet,
+    set: meta::Regex,
     /// For each pattern of `set`, the index of its detector in the slice given to `new`.
     owner: Vec<usize>,
 }
@@ -319,22 +328,34 @@ impl TriggerSet {
                 owner.push(index);
             }
         }
-        let set = RegexSet::new(&patterns).map_err(|err| {
-            // Name the detector whose pattern is wrong.
-            let culprit = detectors.iter().find_map(|d| d.compiled().err());
-            Error::config(culprit.unwrap_or_else(|| format!("invalid trigger pattern: {err}")))
-        })?;
+        // `regex::RegexSet`'s own configuration, then the costly optional parts switched off.
+        let config = meta::Config::new()
+            .nfa_size_limit(Some(10 << 20))
+            .hybrid_cache_capacity(2 << 20)
+            .match_kind(MatchKind::All)
+            .utf8_empty(true)
+            .which_captures(WhichCaptures::None)
+            .auto_prefilter(false)
+            .onepass(false)
+            .backtrack(false);
+        let set = meta::Builder::new()
+            .configure(config)
+            .syntax(syntax::Config::new().utf8(true))
+            .build_many(&patterns)
+            .map_err(|err| {
+                // Name the detector whose pattern is wrong.
+                let culprit = detectors.iter().find_map(|d| d.compiled().err());
+                Error::config(culprit.unwrap_or_else(|| format!("invalid trigger pattern: {err}")))
+            })?;
         Ok(TriggerSet { set, owner })
     }
 
     /// Indexes (into the slice given to `new`) of the detectors with at least one trigger match.
     pub fn hits(&self, text: &str) -> Vec<usize> {
-        let mut hit: Vec<usize> = self
-            .set
-            .matches(text)
-            .iter()
-            .map(|i| self.owner[i])
-            .collect();
+        let mut matched = PatternSet::new(self.set.pattern_len());
+        self.set
+            .which_overlapping_matches(&Input::new(text), &mut matched);
+        let mut hit: Vec<usize> = matched.iter().map(|p| self.owner[p.as_usize()]).collect();
         hit.dedup();
         hit
     }
@@ -343,6 +364,7 @@ impl TriggerSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex::RegexSet;
 
     fn config_with(detectors_toml: &str) -> Result<Config> {
         Config::from_layers(&[
@@ -432,6 +454,58 @@ mod tests {
         );
         let stop = detectors.select(Event::Stop, &[]).unwrap();
         assert!(TriggerSet::new(&stop).is_err());
+    }
+
+    /// The trigger set is a trimmed `RegexSet`: on every message of the evaluation corpus (and
+    /// a few texts in other scripts and case foldings) it hits exactly the detectors a
+    /// `regex::RegexSet` of every trigger hits.
+    #[test]
+    fn trigger_set_hits_what_regex_set_hits() {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let mut all = detectors.select(Event::Stop, &[]).unwrap();
+        all.extend(detectors.select(Event::PreTool, &[]).unwrap());
+        let set = TriggerSet::new(&all).unwrap();
+        let patterns: Vec<&str> = all
+            .iter()
+            .flat_map(|d| d.triggers.iter().map(String::as_str))
+            .collect();
+        let owner: Vec<usize> = all
+            .iter()
+            .enumerate()
+            .flat_map(|(i, d)| d.triggers.iter().map(move |_| i))
+            .collect();
+        let full = RegexSet::new(&patterns).unwrap();
+        let corpus = include_str!("../tests/corpus/messages.jsonl");
+        let mut texts: Vec<String> = corpus
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter_map(|v| v["text"].as_str().map(str::to_string))
+            .collect();
+        assert!(texts.len() > 200, "the corpus was not read");
+        texts.extend(
+            [
+                "COMMIT now?",
+                "ſhall I puſh",
+                "KELVIN \u{212A}",
+                "コミットしますか？",
+                "git push -f origin main",
+                "rm -rf /",
+                "Değişiklikleri yayınlayalım mı?",
+                "",
+            ]
+            .map(String::from),
+        );
+        let mut hits = 0;
+        for text in &texts {
+            let mut expected: Vec<usize> = full.matches(text).iter().map(|i| owner[i]).collect();
+            expected.dedup();
+            hits += usize::from(!expected.is_empty());
+            assert_eq!(set.hits(text), expected, "{text}");
+        }
+        assert!(
+            hits > 100,
+            "too few hits ({hits}) for the comparison to mean much"
+        );
     }
 
     #[test]

