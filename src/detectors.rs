@@ -401,6 +401,23 @@ mod tests {
     }
 
     #[test]
+    fn builtin_triggers_use_only_ascii_word_boundaries() {
+        // A Unicode `\b` makes the whole trigger set fall back to a slow engine as soon as a
+        // text holds one non-ASCII character (hundreds of times slower on Japanese text).
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        for detector in &detectors.list {
+            for trigger in &detector.triggers {
+                let bare = trigger.replace("(?-u:\\b)", "");
+                assert!(
+                    !bare.contains("\\b"),
+                    "{}: Unicode \\b in {trigger}",
+                    detector.name
+                );
+            }
+        }
+    }
+
+    #[test]
     fn builtins_can_be_disabled_and_overridden() {
         let config = config_with(
             "[[detectors]]\nname = \"scope-check\"\nenabled = false\n\n\

@@ -50,7 +50,9 @@ impl Redactor {
     pub fn builtin() -> &'static Redactor {
         static BUILTIN: OnceLock<Redactor> = OnceLock::new();
         BUILTIN.get_or_init(|| {
-            match Redactor::from_toml("assets/redact/rules.toml", BUILTIN_RULES) {
+            let origin = "assets/redact/rules.toml";
+            let table = rules::parse(origin, BUILTIN_RULES, rules::Validation::Trusted);
+            match Redactor::from_table(origin, table) {
                 Ok(redactor) => redactor,
                 // The embedded table is checked by the unit tests; reaching this is a build defect.
                 Err(err) => panic!("built-in redaction rules are invalid: {err}"),
@@ -61,10 +63,17 @@ impl Redactor {
     /// Compiles a rule table in the format of `assets/redact/rules.toml`; `origin` names it
     /// in error messages.
     pub fn from_toml(origin: &str, text: &str) -> Result<Redactor> {
+        Redactor::from_table(
+            origin,
+            rules::parse(origin, text, rules::Validation::Compile),
+        )
+    }
+
+    fn from_table(origin: &str, table: Result<RuleTable>) -> Result<Redactor> {
         let RuleTable {
             rules,
             placeholders,
-        } = rules::parse(origin, text)?;
+        } = table?;
         let mut keywords: Vec<String> = Vec::new();
         let mut keyword_rules: Vec<Vec<u16>> = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
@@ -401,7 +410,7 @@ impl<'r> Scanner<'r> {
                     });
                 }
             };
-            match rule.secret_group {
+            match rule.secret_group() {
                 // Without a secret group the cheaper match-only search suffices.
                 None => rule
                     .regex

@@ -1,6 +1,8 @@
 //! The rule table: `assets/redact/rules.toml` parsed, validated and compiled.
 
 use aho_corasick::AhoCorasick;
+use std::sync::OnceLock;
+
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
@@ -43,26 +45,69 @@ struct RuleSpec {
     block_line: Option<String>,
 }
 
+/// A regex compiled on first use. The rule table is loaded on every hook call (to redact the
+/// text kept in the log) while most texts trigger no rule's keyword: compiling all ~200
+/// regexes up front cost more than everything else a stop hook does. The pattern is checked
+/// when the table is parsed (`Validation::Compile`) or by the unit tests (the built-in table).
+pub(crate) struct LazyRegex {
+    pattern: String,
+    compiled: OnceLock<Regex>,
+}
+
+impl LazyRegex {
+    fn new(pattern: &str) -> LazyRegex {
+        LazyRegex {
+            pattern: pattern.to_string(),
+            compiled: OnceLock::new(),
+        }
+    }
+}
+
+impl std::ops::Deref for LazyRegex {
+    type Target = Regex;
+
+    fn deref(&self) -> &Regex {
+        self.compiled.get_or_init(|| {
+            build_regex(&self.pattern).expect("redaction patterns are checked when loaded")
+        })
+    }
+}
+
+/// Whether `parse` compiles every pattern now (a user's table: errors must surface at load)
+/// or leaves them to first use (the built-in table, which the unit tests compile in full).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Validation {
+    Compile,
+    Trusted,
+}
+
 /// One compiled rule.
 pub(crate) struct Rule {
     pub id: String,
     pub keywords: Vec<String>,
-    pub regex: Regex,
-    /// Index of the `secret` capture group, if the regex has one.
-    pub secret_group: Option<usize>,
+    pub regex: LazyRegex,
     pub min_entropy: f64,
     /// Placeholder substrings specific to this rule (ASCII case-insensitive).
     pub allow: Option<AhoCorasick>,
-    pub reject_secret: Vec<Regex>,
-    pub reject_match: Vec<Regex>,
+    pub reject_secret: Vec<LazyRegex>,
+    pub reject_match: Vec<LazyRegex>,
     pub block: Option<Block>,
+}
+
+impl Rule {
+    /// Index of the `secret` capture group, if the regex has one.
+    pub fn secret_group(&self) -> Option<usize> {
+        self.regex
+            .capture_names()
+            .position(|name| name == Some("secret"))
+    }
 }
 
 /// A secret that spans lines (a PEM private key): opening line, body lines, closing line.
 pub(crate) struct Block {
-    pub begin: Regex,
-    pub end: Regex,
-    pub line: Regex,
+    pub begin: LazyRegex,
+    pub end: LazyRegex,
+    pub line: LazyRegex,
 }
 
 pub(crate) struct RuleTable {
@@ -72,14 +117,14 @@ pub(crate) struct RuleTable {
 }
 
 /// Parses and compiles a rule table; `origin` names it in error messages.
-pub(crate) fn parse(origin: &str, text: &str) -> Result<RuleTable> {
+pub(crate) fn parse(origin: &str, text: &str, validation: Validation) -> Result<RuleTable> {
     let file: RulesFile = toml_edit::de::from_str(text).map_err(|err| {
         Error::config(format!("{origin}: invalid redaction rules: {err}"))
             .with_hint("see the field reference at the top of assets/redact/rules.toml")
     })?;
     let mut rules: Vec<Rule> = Vec::with_capacity(file.rule.len());
     for spec in file.rule {
-        let rule = compile(origin, spec, file.default_entropy)?;
+        let rule = compile(origin, spec, file.default_entropy, validation)?;
         if rules.iter().any(|other| other.id == rule.id) {
             return Err(
                 Error::config(format!("{origin}: rule `{}` is defined twice", rule.id))
@@ -101,7 +146,12 @@ pub(crate) fn parse(origin: &str, text: &str) -> Result<RuleTable> {
     })
 }
 
-fn compile(origin: &str, spec: RuleSpec, default_entropy: f64) -> Result<Rule> {
+fn compile(
+    origin: &str,
+    spec: RuleSpec,
+    default_entropy: f64,
+    validation: Validation,
+) -> Result<Rule> {
     let id = spec.id;
     let is_kebab = !id.is_empty()
         && id.split('-').all(|part| {
@@ -134,24 +184,29 @@ fn compile(origin: &str, spec: RuleSpec, default_entropy: f64) -> Result<Rule> {
         ))
         .with_hint("rules match one line at a time; use a `block_*` rule for multi-line secrets"));
     }
-    let regex = compile_regex(origin, &id, "regex", &spec.regex)?;
-    let secret_group = regex
-        .capture_names()
-        .position(|name| name == Some("secret"));
-    let compile_all = |field: &str, patterns: &[String]| -> Result<Vec<Regex>> {
-        patterns
-            .iter()
-            .map(|p| compile_regex(origin, &id, field, p))
-            .collect()
+    let compile_regex = |field: &str, pattern: &str| -> Result<LazyRegex> {
+        if validation == Validation::Compile {
+            build_regex(pattern).map_err(|err| {
+                Error::config(format!(
+                    "{origin}: rule `{id}`, field `{field}`: invalid regex: {err}"
+                ))
+                .with_hint("the syntax is that of the Rust `regex` crate")
+            })?;
+        }
+        Ok(LazyRegex::new(pattern))
+    };
+    let regex = compile_regex("regex", &spec.regex)?;
+    let compile_all = |field: &str, patterns: &[String]| -> Result<Vec<LazyRegex>> {
+        patterns.iter().map(|p| compile_regex(field, p)).collect()
     };
     let reject_secret = compile_all("reject_secret", &spec.reject_secret)?;
     let reject_match = compile_all("reject_match", &spec.reject_match)?;
     let block = match (spec.block_begin, spec.block_end, spec.block_line) {
         (None, None, None) => None,
         (Some(begin), Some(end), Some(line)) => Some(Block {
-            begin: compile_regex(origin, &id, "block_begin", &begin)?,
-            end: compile_regex(origin, &id, "block_end", &end)?,
-            line: compile_regex(origin, &id, "block_line", &line)?,
+            begin: compile_regex("block_begin", &begin)?,
+            end: compile_regex("block_end", &end)?,
+            line: compile_regex("block_line", &line)?,
         }),
         _ => {
             return Err(Error::config(format!(
@@ -163,7 +218,6 @@ fn compile(origin: &str, spec: RuleSpec, default_entropy: f64) -> Result<Rule> {
     Ok(Rule {
         keywords: lowercase_all(spec.keywords),
         regex,
-        secret_group,
         min_entropy: spec.entropy.unwrap_or(default_entropy),
         allow: substring_matcher(origin, &format!("rule `{id}`, field `allow`"), &spec.allow)?,
         reject_secret,
@@ -176,16 +230,8 @@ fn compile(origin: &str, spec: RuleSpec, default_entropy: f64) -> Result<Rule> {
 /// Rules are ASCII formats: compiling them without Unicode classes is ten times faster and
 /// lets the regex engines stay on their DFAs for non-ASCII text. Matches are widened to
 /// character boundaries by the scanner.
-fn compile_regex(origin: &str, id: &str, field: &str, pattern: &str) -> Result<Regex> {
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .build()
-        .map_err(|err| {
-            Error::config(format!(
-                "{origin}: rule `{id}`, field `{field}`: invalid regex: {err}"
-            ))
-            .with_hint("the syntax is that of the Rust `regex` crate")
-        })
+fn build_regex(pattern: &str) -> std::result::Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern).unicode(false).build()
 }
 
 /// One automaton for a list of placeholder substrings; None for an empty list.

@@ -1072,3 +1072,10 @@ fn entropy_of_known_strings() {
     assert_eq!(shannon_entropy(b"aaaa"), 0.0);
     assert!((shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
 }
+
+#[test]
+fn every_builtin_pattern_compiles() {
+    // `builtin()` compiles patterns lazily and trusts this test to have compiled them all.
+    let redactor = Redactor::from_toml("assets/redact/rules.toml", BUILTIN_RULES);
+    assert!(redactor.is_ok(), "{:?}", redactor.err().map(|e| e.message));
+}
