@@ -1079,3 +1079,24 @@ fn every_builtin_pattern_compiles() {
     let redactor = Redactor::from_toml("assets/redact/rules.toml", BUILTIN_RULES);
     assert!(redactor.is_ok(), "{:?}", redactor.err().map(|e| e.message));
 }
+
+#[test]
+fn second_pass_adds_only_generic_secrets() {
+    // Found by `scripts/fuzz.sh redact`. The AWS key wins its overlap with the longer generic
+    // candidate around it; the generic leftover is only seen by a second pass. Every secret of
+    // a specific format is gone after the first pass.
+    let input = b"expor@t AWS_ACCESS_KEY_IuD=AKIAIOSFOD7PNXANEMLE\ntoken ghp_0123456789abcdefghijABCDEFGbbbbbbb\xc6bmnopqrACCESS_KEY_IuD=AKIAIIuD=AKI65\xdfACCEY_ID=AKIAIOSFODNN7EXAMPN7";
+    let text = String::from_utf8_lossy(input);
+    let first = Redactor::builtin().redact(&text);
+    assert!(
+        !first.text.contains("AKIAIOSFOD7PNXANEMLE"),
+        "{}",
+        first.text
+    );
+    let second = Redactor::builtin().redact(&first.text);
+    assert!(
+        second.counts.keys().all(|kind| kind == "generic-secret"),
+        "{:?}",
+        second.counts
+    );
+}

@@ -1312,3 +1312,22 @@ fn remote_commands_over_ssh_are_analysed() {
     let views = command_views("ssh -o BatchMode=yes prod 'sudo rm -rf /'").unwrap();
     assert!(views.contains(&"rm -rf /".to_string()), "{views:?}");
 }
+
+#[test]
+fn fuzz_regression_unclosed_parentheses_are_refused_not_parsed_for_seconds() {
+    // Found by `scripts/fuzz.sh`: the parser backtracks exponentially on runs of unclosed
+    // parentheses (25 took 7 s, 28 took 49 s, past the host's hook timeout).
+    for n in [17, 22, 25, 28] {
+        let command = format!(
+            "\0}}|{}r /) [Token::Word(w, _) (((rm -rf /) > oun *; do sedi/-\0",
+            "(".repeat(n)
+        );
+        match classify_read_only(&command) {
+            ReadOnlyVerdict::Deny {
+                kind: DenyKind::TooDeep | DenyKind::Unparseable,
+                ..
+            } => {}
+            other => panic!("{n} parentheses: {other:?}"),
+        }
+    }
+}

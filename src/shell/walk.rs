@@ -18,8 +18,9 @@ use super::rules;
 const MAX_DEPTH: usize = 8;
 /// Syntactic nesting (parentheses, braces, compound keywords) accepted before parsing. The
 /// parser recurses per level and a stack overflow aborts the process (no unwinding), which would
-/// turn a fail-safe hook into a fail-open one; 32 levels stay far below any stack we run on.
-const MAX_NESTING: usize = 32;
+/// turn a fail-safe hook into a fail-open one; and its backtracking grows exponentially with
+/// unclosed parentheses. 16 levels stay far below either limit and above any real command.
+const MAX_NESTING: usize = 16;
 /// Longest command analysed. Hook commands that write whole files through here-documents reach
 /// tens of kilobytes; parsing stays linear, this bounds the worst case.
 const MAX_LEN: usize = 512 * 1024;
@@ -130,9 +131,33 @@ pub struct Analysis {
     pub views: Vec<String>,
 }
 
-/// Parses `command` and walks it completely. Never panics: a parser panic becomes
-/// `Unparseable`.
+/// How long one command may take to analyse. The parser backtracks: on some inputs (a run of
+/// unclosed parentheses) its time grows exponentially with the nesting, and a hook that does not
+/// answer before the host's timeout lets the tool call through. Past this budget the command is
+/// refused as unparseable (fail-safe) and the parse is abandoned on its thread.
+const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Parses `command` and walks it completely, within [`TIME_BUDGET`]. Never panics: a parser
+/// panic becomes `Unparseable`.
 pub fn analyze(command: &str) -> Result<Analysis, ParseError> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let owned = command.to_string();
+    let worker = std::thread::Builder::new().spawn(move || {
+        let _ = sender.send(analyze_now(&owned));
+    });
+    if worker.is_err() {
+        // No thread to spare: analyse here, without the budget.
+        return analyze_now(command);
+    }
+    receiver.recv_timeout(TIME_BUDGET).unwrap_or_else(|_| {
+        Err(ParseError::unparseable(format!(
+            "the command took more than {} s to analyse",
+            TIME_BUDGET.as_secs()
+        )))
+    })
+}
+
+fn analyze_now(command: &str) -> Result<Analysis, ParseError> {
     let mut walker = Walker {
         analysis: Analysis::default(),
         options: ParserOptions::default(),
