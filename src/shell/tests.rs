@@ -1331,3 +1331,16 @@ fn fuzz_regression_unclosed_parentheses_are_refused_not_parsed_for_seconds() {
         }
     }
 }
+
+#[test]
+fn fuzz_regression_parser_panic_is_refused_not_a_crash() {
+    // Found by `scripts/fuzz.sh shell`: brush-parser unwraps an fd number that overflows i32.
+    let command = "cd /supo t -m \"x\" txt |5555555555555555555555555555555555555555> f\nhi> f\n";
+    match classify_read_only(command) {
+        ReadOnlyVerdict::Deny {
+            kind: DenyKind::Unparseable,
+            ..
+        } => {}
+        other => panic!("{other:?}"),
+    }
+}
