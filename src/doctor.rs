@@ -1259,7 +1259,6 @@ mod tests {
             error: cause.map(|c| format!("{c} error")),
             error_cause: cause.map(str::to_string),
             redactions: BTreeMap::new(),
-            judged_text: None,
         }
     }
 

@@ -176,19 +176,12 @@ fn parse_value(raw: &str) -> Value {
     raw.parse::<Value>().unwrap_or_else(|_| Value::from(raw))
 }
 
+/// Creates the config directory if needed and replaces the file atomically (permissions and a
+/// symlinked config, e.g. from a dotfiles repo, are kept).
 fn write_atomic(path: &Path, contents: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::usage(format!("{} has no directory", path.display())))?;
-    std::fs::create_dir_all(dir).map_err(|err| Error::io_at("create", dir, err))?;
-    let mut temp =
-        tempfile::NamedTempFile::new_in(dir).map_err(|err| Error::io_at("write in", dir, err))?;
-    std::io::Write::write_all(&mut temp, contents.as_bytes())
-        .map_err(|err| Error::io_at("write", path, err))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(|err| Error::io_at("write", path, err))?;
-    temp.persist(path)
-        .map_err(|err| Error::io_at("write", path, err.error))?;
-    Ok(())
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|err| Error::io_at("create", dir, err))?;
+    }
+    crate::fsutil::atomic_write(path, contents.as_bytes())
+        .map_err(|err| Error::io_at("write", path, err))
 }

@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,7 @@ pub fn run(args: LaunchArgs) -> Result<u8> {
             .with_hint("--print gives one shell line, --json the argv, env and notes"));
     }
     let name = launch::program(args.cli);
-    let path = find_on_path(name).ok_or_else(|| {
+    let path = crate::backends::find_in_path(name).ok_or_else(|| {
         Error::new(
             ErrorKind::Unavailable,
             format!("`{name}` was not found on PATH"),
@@ -106,18 +106,6 @@ fn shell_word(word: &str) -> Result<String> {
     }
     quoted.push('\'');
     Ok(quoted)
-}
-
-/// The first executable `name` in the directories of PATH.
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
 
 /// Runs `<cli> --help` (stdin closed, its own process group, a deadline) and returns stdout and

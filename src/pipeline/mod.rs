@@ -86,9 +86,6 @@ pub struct Outcome {
     pub error_cause: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub redactions: RedactionCounts,
-    /// The redacted text the judge saw (not serialized here; the log decides whether to keep it).
-    #[serde(skip)]
-    pub judged_text: Option<String>,
 }
 
 impl Outcome {
@@ -105,7 +102,6 @@ impl Outcome {
             error: None,
             error_cause: None,
             redactions: RedactionCounts::new(),
-            judged_text: None,
         }
     }
 
@@ -160,10 +156,6 @@ pub struct Judgement {
 
 impl Judgement {
     pub fn from_outcomes(detectors: Vec<Outcome>) -> Judgement {
-        Judgement::new(detectors)
-    }
-
-    fn new(detectors: Vec<Outcome>) -> Judgement {
         let verdict = if detectors.iter().any(|o| o.verdict == Verdict::Violation) {
             Verdict::Violation
         } else if detectors.iter().any(|o| o.verdict == Verdict::Fail) {
@@ -296,7 +288,7 @@ fn judge(
             .zip(layer1)
             .map(|(detector, result)| Outcome::without_judge(detector, result))
             .collect();
-        return Ok(Judgement::new(outcomes));
+        return Ok(Judgement::from_outcomes(outcomes));
     }
     let backend = match backend() {
         Ok(backend) => backend,
@@ -315,7 +307,7 @@ fn judge(
                     outcome
                 })
                 .collect();
-            return Ok(Judgement::new(outcomes));
+            return Ok(Judgement::from_outcomes(outcomes));
         }
     };
     let backend = backend.as_ref();
@@ -347,7 +339,7 @@ fn judge(
             })
             .collect()
     });
-    Ok(Judgement::new(outcomes))
+    Ok(Judgement::from_outcomes(outcomes))
 }
 
 fn judge_one(
@@ -372,7 +364,6 @@ fn judge_one(
         backend: Some(backend.name().to_string()),
         model: backend.model(),
         redactions: redacted.counts.clone(),
-        judged_text: Some(redacted.text.clone()),
         ..Outcome::without_judge(detector, layer1)
     };
     let result = backend.call(&request, deadline);
@@ -555,7 +546,6 @@ mod tests {
                 error: None,
                 error_cause: None,
                 redactions: BTreeMap::new(),
-                judged_text: None,
             }
         };
         let detectors = Detectors::load(&Config::defaults()).unwrap();
