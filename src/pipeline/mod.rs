@@ -126,11 +126,10 @@ impl Outcome {
             return None;
         };
         let (start, end) = detector
-            .compiled()
+            .triggers_compiled()
             .ok()
-            .and_then(|compiled| {
-                compiled
-                    .triggers
+            .and_then(|triggers| {
+                triggers
                     .iter()
                     .filter_map(|re| re.find_iter(text).last())
                     .max_by_key(|found| found.start())
@@ -206,7 +205,7 @@ impl Default for Window {
 /// of texts (a hook judges one; `judge --eval` and `logs replay` judge many).
 pub struct Pipeline<'a> {
     detectors: Vec<&'a Detector>,
-    triggers: TriggerSet,
+    triggers: TriggerSet<'a>,
 }
 
 impl<'a> Pipeline<'a> {
@@ -248,24 +247,18 @@ impl<'a> Pipeline<'a> {
 }
 
 fn layer1(detectors: &[&Detector], set: &TriggerSet, text: &str) -> Result<Vec<Layer1>> {
-    let hits = set.hits(text);
     let mut results = vec![Layer1::Miss; detectors.len()];
-    for index in hits {
-        let detector = detectors[index];
+    for hit in set.hits(text)? {
+        let detector = detectors[hit.detector];
         let compiled = detector.compiled().map_err(crate::error::Error::config)?;
-        let (pattern, found) = compiled
-            .triggers
-            .iter()
-            .find_map(|re| re.find(text).map(|m| (re.as_str().to_string(), m)))
-            .expect("the trigger set matched one of these");
-        results[index] = match compiled.skips.iter().find(|re| re.is_match(text)) {
+        results[hit.detector] = match compiled.skips.iter().find(|re| re.is_match(text)) {
             Some(skip) => Layer1::Skip {
                 pattern: skip.as_str().to_string(),
             },
             None => Layer1::Hit {
-                pattern,
-                start: found.start(),
-                end: found.end(),
+                pattern: detector.triggers[hit.trigger].clone(),
+                start: hit.start,
+                end: hit.end,
             },
         };
     }

@@ -1,22 +1,25 @@
 //! Secret redaction: replaces high-confidence secrets with `[REDACTED:<kind>]` before text is
 //! sent to an LLM judge or written to the decision log.
 //!
-//! The formats are data (`assets/redact/rules.toml`). Speed comes from a keyword prefilter: one
-//! Aho-Corasick pass over the text finds the rules' keywords, and a rule's regex only runs on the
+//! The formats are data (`assets/redact/rules.toml`, turned into Rust at build time). Speed
+//! comes from a keyword prefilter: one pass of a literal index (`crate::literals`, next to free
+//! to build, which matters to a hook that redacts one short text) finds the rules' keywords, and a rule's regex only runs on the
 //! lines where one of its keywords occurs, so secret-free text costs one automaton pass whatever
 //! the number of rules. Text is processed line by line, which lets [`Redactor::redact_stream`]
 //! work in bounded memory; a private key block spanning lines is followed across lines.
 
 mod rules;
+mod spec;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Write};
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::bytes::Match;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::literals::{Literal, LiteralIndex};
 use rules::{Rule, RuleTable};
 
 /// Redactions per kind (the rule id), e.g. `{"github-pat": 2}`.
@@ -31,14 +34,14 @@ pub struct Redacted {
 
 /// A compiled rule table with its keyword prefilter. Build it once and share it.
 pub struct Redactor {
-    rules: Vec<Rule>,
-    placeholders: Option<AhoCorasick>,
-    keywords: AhoCorasick,
-    /// For each keyword (pattern id of `keywords`), the rules it triggers.
+    /// The rules. The built-in table is only built when a text holds one of its keywords
+    /// (most texts a hook logs hold none): the prefilter below comes from build.rs.
+    table: OnceLock<RuleTable>,
+    rule_count: usize,
+    keywords: LiteralIndex,
+    /// For each keyword (literal index of `keywords`), the rules it triggers.
     keyword_rules: Vec<Vec<u16>>,
 }
-
-const BUILTIN_RULES: &str = include_str!("../../assets/redact/rules.toml");
 
 /// Bytes handed to the scanner at once when streaming (then cut back to a line boundary).
 const STREAM_CHUNK: usize = 64 * 1024;
@@ -49,34 +52,49 @@ impl Redactor {
     /// The built-in rules, compiled on first use.
     pub fn builtin() -> &'static Redactor {
         static BUILTIN: OnceLock<Redactor> = OnceLock::new();
-        BUILTIN.get_or_init(|| {
-            let origin = "assets/redact/rules.toml";
-            let table = rules::parse(origin, BUILTIN_RULES, rules::Validation::Trusted);
-            match Redactor::from_table(origin, table) {
-                Ok(redactor) => redactor,
-                // The embedded table is checked by the unit tests; reaching this is a build defect.
-                Err(err) => panic!("built-in redaction rules are invalid: {err}"),
-            }
+        BUILTIN.get_or_init(|| Redactor {
+            table: OnceLock::new(),
+            rule_count: rules::BUILTIN_RULE_COUNT,
+            keywords: LiteralIndex::new(
+                rules::BUILTIN_KEYWORDS
+                    .iter()
+                    .map(|(keyword, _)| Literal {
+                        bytes: Cow::Borrowed(keyword.as_bytes()),
+                        word_start: false,
+                        word_end: false,
+                    })
+                    .collect(),
+            ),
+            keyword_rules: rules::BUILTIN_KEYWORDS
+                .iter()
+                .map(|(_, rules)| rules.to_vec())
+                .collect(),
         })
+    }
+
+    /// The rule table; a table not given at construction is the built-in one, built now.
+    fn table(&self) -> &RuleTable {
+        self.table.get_or_init(|| match rules::builtin() {
+            Ok(table) => table,
+            // The embedded table is checked by the unit tests; reaching this is a build defect.
+            Err(err) => panic!("built-in redaction rules are invalid: {err}"),
+        })
+    }
+
+    fn rule(&self, index: u16) -> &Rule {
+        &self.table().rules[usize::from(index)]
     }
 
     /// Compiles a rule table in the format of `assets/redact/rules.toml`; `origin` names it
     /// in error messages.
     pub fn from_toml(origin: &str, text: &str) -> Result<Redactor> {
-        Redactor::from_table(
-            origin,
-            rules::parse(origin, text, rules::Validation::Compile),
-        )
+        rules::parse(origin, text, rules::Validation::Compile).map(Redactor::from_table)
     }
 
-    fn from_table(origin: &str, table: Result<RuleTable>) -> Result<Redactor> {
-        let RuleTable {
-            rules,
-            placeholders,
-        } = table?;
+    fn from_table(table: RuleTable) -> Redactor {
         let mut keywords: Vec<String> = Vec::new();
         let mut keyword_rules: Vec<Vec<u16>> = Vec::new();
-        for (index, rule) in rules.iter().enumerate() {
+        for (index, rule) in table.rules.iter().enumerate() {
             // `parse` caps the number of rules at u16::MAX.
             let index = u16::try_from(index).unwrap_or(u16::MAX);
             for keyword in &rule.keywords {
@@ -92,27 +110,23 @@ impl Redactor {
                 }
             }
         }
-        let keywords = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&keywords)
-            .map_err(|err| {
-                Error::config(format!(
-                    "{origin}: cannot build the keyword prefilter: {err}"
-                ))
-            })?;
-        Ok(Redactor {
-            rules,
-            placeholders,
+        let keywords = LiteralIndex::new(
+            keywords
+                .into_iter()
+                .map(|keyword| Literal::plain(keyword.as_bytes()))
+                .collect(),
+        );
+        Redactor {
+            rule_count: table.rules.len(),
+            table: OnceLock::from(table),
             keywords,
             keyword_rules,
-        })
+        }
     }
 
     /// The kinds this redactor knows, in priority order.
     pub fn kinds(&self) -> impl Iterator<Item = &str> {
-        self.rules.iter().map(|rule| rule.id.as_str())
+        self.table().rules.iter().map(|rule| rule.id.as_str())
     }
 
     /// Redacts a whole string.
@@ -222,7 +236,7 @@ impl<'r> Scanner<'r> {
             counts: RedactionCounts::new(),
             open_block: None,
             triggered: Vec::new(),
-            rule_seen: vec![0; redactor.rules.len()],
+            rule_seen: vec![0; redactor.rule_count],
             candidates: Vec::new(),
             spans: Vec::new(),
             line_number: 0,
@@ -256,8 +270,8 @@ impl<'r> Scanner<'r> {
         let redactor = self.redactor;
         let mut written = start;
         let mut line: Option<(usize, usize)> = None;
-        for hit in redactor.keywords.find_overlapping_iter(&text[start..]) {
-            let at = start + hit.start();
+        for (keyword, at) in redactor.keywords.find_iter(&text[start..]) {
+            let at = start + at;
             match line {
                 Some((_, line_end)) if at < line_end => {}
                 _ => {
@@ -275,7 +289,7 @@ impl<'r> Scanner<'r> {
                     self.triggered.clear();
                 }
             }
-            for &rule in &redactor.keyword_rules[hit.pattern().as_usize()] {
+            for &rule in &redactor.keyword_rules[keyword] {
                 let seen = &mut self.rule_seen[usize::from(rule)];
                 if *seen != self.line_number {
                     *seen = self.line_number;
@@ -314,7 +328,7 @@ impl<'r> Scanner<'r> {
         let mut opened = None;
         for span in &spans {
             output.write_all(&content[cursor..span.start])?;
-            let id = &self.redactor.rules[usize::from(span.rule)].id;
+            let id = &self.redactor.rule(span.rule).id;
             write!(output, "[REDACTED:{id}]")?;
             self.count(span.rule);
             cursor = span.end;
@@ -351,7 +365,7 @@ impl<'r> Scanner<'r> {
         let Some(open) = &mut self.open_block else {
             return Ok(start);
         };
-        let Some(block) = &redactor.rules[usize::from(open.rule)].block else {
+        let Some(block) = &redactor.rule(open.rule).block else {
             self.open_block = None;
             return Ok(start);
         };
@@ -381,7 +395,7 @@ impl<'r> Scanner<'r> {
     }
 
     fn count(&mut self, rule: u16) {
-        let id = &self.redactor.rules[usize::from(rule)].id;
+        let id = &self.redactor.rule(rule).id;
         match self.counts.get_mut(id) {
             Some(count) => *count += 1,
             None => {
@@ -397,7 +411,7 @@ impl<'r> Scanner<'r> {
         let candidates = &mut self.candidates;
         candidates.clear();
         for &rule_index in &self.triggered {
-            let rule = &redactor.rules[usize::from(rule_index)];
+            let rule = redactor.rule(rule_index);
             let first_of_rule = candidates.len();
             let mut consider = |whole: Match, secret: Match| {
                 if redactor.accepts(rule, whole.as_bytes(), secret.as_bytes()) {
@@ -471,9 +485,7 @@ impl Redactor {
         {
             return false;
         }
-        let is_placeholder =
-            |matcher: &Option<AhoCorasick>| matcher.as_ref().is_some_and(|m| m.is_match(secret));
-        if is_placeholder(&self.placeholders) || is_placeholder(&rule.allow) {
+        if self.table().placeholders.is_match(secret) || rule.allow.is_match(secret) {
             return false;
         }
         !rule

@@ -1,49 +1,18 @@
-//! The rule table: `assets/redact/rules.toml` parsed, validated and compiled.
+//! The rule table: `assets/redact/rules.toml` (turned into Rust at build time) or a user's
+//! table in the same format, validated and compiled.
 
 use aho_corasick::AhoCorasick;
 use std::sync::OnceLock;
 
 use regex::bytes::{Regex, RegexBuilder};
-use serde::Deserialize;
 
+use super::spec::{AllowSection, RuleSpec, RulesFile};
 use crate::error::{Error, Result};
+
+include!(concat!(env!("OUT_DIR"), "/builtin_redaction.rs"));
 
 /// Keywords shorter than this would make the prefilter fire on most lines.
 const MIN_KEYWORD_LEN: usize = 3;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RulesFile {
-    default_entropy: f64,
-    allow: AllowSection,
-    rule: Vec<RuleSpec>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AllowSection {
-    placeholders: Vec<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RuleSpec {
-    id: String,
-    #[allow(dead_code)] // documentation for readers of the table
-    description: String,
-    keywords: Vec<String>,
-    regex: String,
-    entropy: Option<f64>,
-    #[serde(default)]
-    allow: Vec<String>,
-    #[serde(default)]
-    reject_secret: Vec<String>,
-    #[serde(default)]
-    reject_match: Vec<String>,
-    block_begin: Option<String>,
-    block_end: Option<String>,
-    block_line: Option<String>,
-}
 
 /// A regex compiled on first use. The rule table is loaded on every hook call (to redact the
 /// text kept in the log) while most texts trigger no rule's keyword: compiling all ~200
@@ -88,7 +57,7 @@ pub(crate) struct Rule {
     pub regex: LazyRegex,
     pub min_entropy: f64,
     /// Placeholder substrings specific to this rule (ASCII case-insensitive).
-    pub allow: Option<AhoCorasick>,
+    pub allow: LazyMatcher,
     pub reject_secret: Vec<LazyRegex>,
     pub reject_match: Vec<LazyRegex>,
     pub block: Option<Block>,
@@ -113,7 +82,16 @@ pub(crate) struct Block {
 pub(crate) struct RuleTable {
     pub rules: Vec<Rule>,
     /// Placeholder substrings that exempt a secret under every rule (ASCII case-insensitive).
-    pub placeholders: Option<AhoCorasick>,
+    pub placeholders: LazyMatcher,
+}
+
+/// The built-in table; its patterns are compiled on first use (the unit tests compile them all).
+pub(crate) fn builtin() -> Result<RuleTable> {
+    from_file(
+        "assets/redact/rules.toml",
+        builtin_rules_file(),
+        Validation::Trusted,
+    )
 }
 
 /// Parses and compiles a rule table; `origin` names it in error messages.
@@ -122,6 +100,10 @@ pub(crate) fn parse(origin: &str, text: &str, validation: Validation) -> Result<
         Error::config(format!("{origin}: invalid redaction rules: {err}"))
             .with_hint("see the field reference at the top of assets/redact/rules.toml")
     })?;
+    from_file(origin, file, validation)
+}
+
+fn from_file(origin: &str, file: RulesFile, validation: Validation) -> Result<RuleTable> {
     let mut rules: Vec<Rule> = Vec::with_capacity(file.rule.len());
     for spec in file.rule {
         let rule = compile(origin, spec, file.default_entropy, validation)?;
@@ -139,7 +121,8 @@ pub(crate) fn parse(origin: &str, text: &str, validation: Validation) -> Result<
             u16::MAX
         )));
     }
-    let placeholders = substring_matcher(origin, "allow.placeholders", &file.allow.placeholders)?;
+    let AllowSection { placeholders } = file.allow;
+    let placeholders = LazyMatcher::new(origin, "allow.placeholders", placeholders, validation)?;
     Ok(RuleTable {
         rules,
         placeholders,
@@ -219,7 +202,12 @@ fn compile(
         keywords: lowercase_all(spec.keywords),
         regex,
         min_entropy: spec.entropy.unwrap_or(default_entropy),
-        allow: substring_matcher(origin, &format!("rule `{id}`, field `allow`"), &spec.allow)?,
+        allow: LazyMatcher::new(
+            origin,
+            &format!("rule `{id}`, field `allow`"),
+            spec.allow,
+            validation,
+        )?,
         reject_secret,
         reject_match,
         block,
@@ -234,8 +222,50 @@ fn build_regex(pattern: &str) -> std::result::Result<Regex, regex::Error> {
     RegexBuilder::new(pattern).unicode(false).build()
 }
 
-/// One automaton for a list of placeholder substrings; None for an empty list.
-fn substring_matcher(origin: &str, field: &str, words: &[String]) -> Result<Option<AhoCorasick>> {
+/// Placeholder substrings in one automaton, built the first time a candidate secret needs
+/// checking (most texts hold none).
+pub(crate) struct LazyMatcher {
+    words: Vec<String>,
+    built: OnceLock<Option<AhoCorasick>>,
+}
+
+impl LazyMatcher {
+    fn new(
+        origin: &str,
+        field: &str,
+        words: Vec<String>,
+        validation: Validation,
+    ) -> Result<LazyMatcher> {
+        let matcher = LazyMatcher {
+            words,
+            built: OnceLock::new(),
+        };
+        if validation == Validation::Compile {
+            let built = substring_matcher(&matcher.words).map_err(|err| {
+                Error::config(format!(
+                    "{origin}: {field}: cannot build the matcher: {err}"
+                ))
+            })?;
+            let _ = matcher.built.set(built);
+        }
+        Ok(matcher)
+    }
+
+    /// Whether one of the words occurs in `text` (ASCII case-insensitive).
+    pub fn is_match(&self, text: &[u8]) -> bool {
+        self.built
+            .get_or_init(|| {
+                substring_matcher(&self.words).expect("placeholder lists are checked when loaded")
+            })
+            .as_ref()
+            .is_some_and(|matcher| matcher.is_match(text))
+    }
+}
+
+/// One automaton for a list of substrings; None for an empty list.
+fn substring_matcher(
+    words: &[String],
+) -> std::result::Result<Option<AhoCorasick>, aho_corasick::BuildError> {
     if words.is_empty() {
         return Ok(None);
     }
@@ -243,11 +273,6 @@ fn substring_matcher(origin: &str, field: &str, words: &[String]) -> Result<Opti
         .ascii_case_insensitive(true)
         .build(words)
         .map(Some)
-        .map_err(|err| {
-            Error::config(format!(
-                "{origin}: {field}: cannot build the matcher: {err}"
-            ))
-        })
 }
 
 fn lowercase_all(words: Vec<String>) -> Vec<String> {

@@ -1,111 +1,65 @@
-//! Detectors as data: the built-ins are TOML files in `assets/detectors/`, embedded at build
-//! time; users add or override detectors with `[[detectors]]` entries of the same schema.
+//! Detectors as data: the built-ins are TOML files in `assets/detectors/`, turned into Rust at
+//! build time (`build.rs`); users add or override detectors with `[[detectors]]` entries of the
+//! same schema.
 //!
-//! Loading is cheap on purpose (a hook runs it on every stop): the formula is parsed and the
-//! fields checked at load, while regexes are compiled on first use. `Detectors::check_patterns`
-//! compiles everything, for `judge`, `doctor` and `config show`.
+//! Loading is cheap on purpose (a hook runs it on every call): no TOML is parsed for the
+//! built-ins, the formula is parsed and the fields checked at load, and every regex is compiled
+//! on first use. Layer 1 does not compile a trigger at all unless one of its gate literals
+//! (`crate::gate`) occurs in the text. `Detectors::check_patterns` compiles everything, for
+//! `judge`, `doctor` and `config show`.
 
+mod spec;
+
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use regex::Regex;
-use regex_automata::meta;
-use regex_automata::nfa::thompson::WhichCaptures;
-use regex_automata::util::syntax;
-use regex_automata::{Input, MatchKind, PatternSet};
-use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::formula::Formula;
+use crate::literals::{Literal, LiteralIndex};
+pub use spec::{DetectorSpec, Event};
 
-/// The built-in detectors, in the order they are reported.
-const BUILTIN: &[(&str, &str)] = &[
-    ("commit", include_str!("../assets/detectors/commit.toml")),
-    (
-        "scope-check",
-        include_str!("../assets/detectors/scope-check.toml"),
-    ),
-    (
-        "scope-change",
-        include_str!("../assets/detectors/scope-change.toml"),
-    ),
-    (
-        "shallow-bugfix",
-        include_str!("../assets/detectors/shallow-bugfix.toml"),
-    ),
-    (
-        "bugfix-without-reproduction",
-        include_str!("../assets/detectors/bugfix-without-reproduction.toml"),
-    ),
-    (
-        "destructive",
-        include_str!("../assets/detectors/destructive.toml"),
-    ),
-];
+/// A gate literal in the generated table: bytes, word boundary before, word boundary after.
+type StaticNeedle = (&'static [u8], bool, bool);
 
-/// The hook event a detector reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Event {
-    /// Stop and SubagentStop: the agent's final words.
-    Stop,
-    /// PreToolUse: a shell command about to run.
-    PreTool,
-}
+include!(concat!(env!("OUT_DIR"), "/builtin_detectors.rs"));
 
-/// One detector as written in TOML. In a user `[[detectors]]` entry only `name` is required:
-/// for a built-in name the given keys override the built-in's, `enabled = false` disables it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DetectorSpec {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub enabled: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub events: Option<Vec<Event>>,
-    /// Layer 1: any match is a hit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub triggers: Option<Vec<String>>,
-    /// Layer 1: a match allows without the judge.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skips: Option<Vec<String>>,
-    /// The boolean fields the judge returns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fields: Option<Vec<String>>,
-    /// Formula over `fields`; true blocks.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub block_when: Option<String>,
-    /// What the judge must decide (wrapped by the pipeline with the anti-injection frame).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<String>,
-    /// What the agent is told on a block: what was found and what to do.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub feedback: Option<String>,
-    /// Cue patterns per field, for the offline `rules` judge.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rules: Option<BTreeMap<String, Vec<String>>>,
-}
+/// The gate of a trigger (clauses: every match contains a literal of each): None when it has
+/// none. Clauses are at most `gate::MAX_CLAUSES`.
+type Gate = Option<Vec<Vec<Literal>>>;
 
-impl DetectorSpec {
-    fn override_with(&mut self, other: &DetectorSpec) {
-        macro_rules! take {
-            ($($field:ident),*) => { $( if other.$field.is_some() { self.$field = other.$field.clone(); } )* };
-        }
-        take!(
-            enabled,
-            description,
-            events,
-            triggers,
-            skips,
-            fields,
-            block_when,
-            prompt,
-            feedback,
-            rules
-        );
+/// The gate of a trigger: the built-in table's for a built-in pattern, else computed now.
+fn gate_of(pattern: &str) -> std::result::Result<Gate, String> {
+    match BUILTIN_GATES
+        .iter()
+        .find(|(builtin, _)| *builtin == pattern)
+    {
+        Some((_, gate)) => Ok(gate.map(|clauses| {
+            clauses
+                .iter()
+                .map(|clause| {
+                    clause
+                        .iter()
+                        .map(|&(bytes, word_start, word_end)| Literal {
+                            bytes: Cow::Borrowed(bytes),
+                            word_start,
+                            word_end,
+                        })
+                        .collect()
+                })
+                .collect()
+        })),
+        None => crate::gate::needles(pattern).map(|gate| {
+            gate.map(|clauses| {
+                clauses
+                    .into_iter()
+                    .map(|clause| clause.into_iter().map(Literal::from).collect())
+                    .collect()
+            })
+        }),
     }
 }
 
@@ -122,13 +76,15 @@ pub struct Detector {
     pub prompt: String,
     pub feedback: String,
     pub rules: Vec<(String, Vec<String>)>,
+    /// The gate of each trigger (None: no gate, always run it); Err names an invalid trigger.
+    gates: std::result::Result<Vec<Gate>, String>,
+    trigger_regexes: Vec<OnceLock<std::result::Result<Regex, String>>>,
     compiled: OnceLock<std::result::Result<Compiled, String>>,
 }
 
-/// The regexes of a detector beyond the Layer 1 trigger set, compiled on first use.
+/// The skips and rule cues of a detector, compiled on first use.
 #[derive(Debug)]
 pub struct Compiled {
-    pub triggers: Vec<Regex>,
     pub skips: Vec<Regex>,
     pub rules: Vec<(String, Vec<Regex>)>,
 }
@@ -162,6 +118,15 @@ impl Detector {
         if triggers.is_empty() {
             return Err(missing("triggers"));
         }
+        let gates = triggers
+            .iter()
+            .map(|trigger| {
+                gate_of(trigger).map_err(|err| {
+                    format!("detector `{name}`: invalid trigger pattern `{trigger}`: {err}")
+                })
+            })
+            .collect();
+        let trigger_regexes = triggers.iter().map(|_| OnceLock::new()).collect();
         Ok(Detector {
             description: spec.description.unwrap_or_default(),
             events: spec.events.unwrap_or_else(|| vec![Event::Stop]),
@@ -173,12 +138,35 @@ impl Detector {
             prompt: spec.prompt.ok_or_else(|| missing("prompt"))?,
             feedback: reflow(&spec.feedback.ok_or_else(|| missing("feedback"))?),
             rules,
+            gates,
+            trigger_regexes,
             compiled: OnceLock::new(),
             name,
         })
     }
 
-    /// The compiled triggers, skips and rule cues; an invalid pattern names the detector.
+    /// Trigger `index`, compiled on first use.
+    pub fn trigger(&self, index: usize) -> std::result::Result<&Regex, String> {
+        self.trigger_regexes[index]
+            .get_or_init(|| {
+                let pattern = &self.triggers[index];
+                Regex::new(pattern).map_err(|err| {
+                    format!(
+                        "detector `{}`: invalid trigger pattern `{pattern}`: {err}",
+                        self.name
+                    )
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Every trigger, compiled.
+    pub fn triggers_compiled(&self) -> std::result::Result<Vec<&Regex>, String> {
+        (0..self.triggers.len()).map(|i| self.trigger(i)).collect()
+    }
+
+    /// The compiled skips and rule cues; an invalid pattern names the detector.
     pub fn compiled(&self) -> std::result::Result<&Compiled, String> {
         self.compiled
             .get_or_init(|| {
@@ -196,7 +184,6 @@ impl Detector {
                         .collect::<std::result::Result<Vec<_>, _>>()
                 };
                 Ok(Compiled {
-                    triggers: compile("trigger", &self.triggers)?,
                     skips: compile("skip", &self.skips)?,
                     rules: self
                         .rules
@@ -245,14 +232,7 @@ pub struct Detectors {
 
 impl Detectors {
     pub fn load(config: &Config) -> Result<Detectors> {
-        let mut specs: Vec<DetectorSpec> = BUILTIN
-            .iter()
-            .map(|(name, text)| {
-                toml_edit::de::from_str::<DetectorSpec>(text).map_err(|err| {
-                    Error::config(format!("built-in detector `{name}`: {}", err.message()))
-                })
-            })
-            .collect::<Result<_>>()?;
+        let mut specs = builtin_specs();
         for entry in &config.detectors {
             match specs.iter_mut().find(|s| s.name == entry.name) {
                 Some(existing) => existing.override_with(entry),
@@ -299,65 +279,108 @@ impl Detectors {
     /// Compiles every pattern of every detector, reporting the first error.
     pub fn check_patterns(&self) -> Result<()> {
         for detector in &self.list {
+            detector.triggers_compiled().map_err(Error::config)?;
             detector.compiled().map_err(Error::config)?;
         }
         Ok(())
     }
 }
 
-/// Every trigger of several detectors in one automaton: one pass over the text tells which
-/// detectors hit (the common no-hit stop ends here).
+/// The Layer 1 triggers of several detectors, searched together.
 ///
-/// A hook builds this on every call, and building costs far more than running it over a stop's
-/// text. It is `regex::RegexSet` (same engine, same matches) minus the parts a set built for one
-/// short text does not pay back: the literal prefilter (extracting case-folded prefix literals
-/// from every trigger cost more than all else a no-hit stop does) and the capture engines.
-pub struct TriggerSet {
-    set: meta::Regex,
-    /// For each pattern of `set`, the index of its detector in the slice given to `new`.
-    owner: Vec<usize>,
+/// A hook judges one text per process, so building an automaton of every trigger (tens of
+/// milliseconds for the built-ins) would cost far more than the search. Instead one cheap pass
+/// looks for the triggers' gate literals, and only a trigger whose gate occurs (or that has no
+/// gate) is compiled and run: most texts compile nothing. The result is exactly what a
+/// `regex::RegexSet` of every trigger would say (a unit test holds it to that).
+pub struct TriggerSet<'d> {
+    detectors: Vec<&'d Detector>,
+    index: LiteralIndex,
+    /// For each literal of `index`: the trigger (an index into `owners`) and the bit of the
+    /// gate clause it belongs to.
+    gated: Vec<(usize, u8)>,
+    /// For each trigger: the bits of all its clauses (0: no gate, run it on every text).
+    clauses: Vec<u8>,
+    /// Every trigger as (detector, trigger), in detector then trigger order.
+    owners: Vec<(usize, usize)>,
 }
 
-impl TriggerSet {
-    pub fn new(detectors: &[&Detector]) -> Result<TriggerSet> {
-        let mut patterns = Vec::new();
-        let mut owner = Vec::new();
-        for (index, detector) in detectors.iter().enumerate() {
-            for pattern in &detector.triggers {
-                patterns.push(pattern.as_str());
-                owner.push(index);
+/// The first trigger (in order) of a detector that matches, and its leftmost match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TriggerHit {
+    /// Index into the detectors given to `TriggerSet::new`.
+    pub detector: usize,
+    /// Index into that detector's triggers.
+    pub trigger: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+// A trigger's clauses are bits of a u8.
+const _: () = assert!(crate::gate::MAX_CLAUSES <= 8);
+
+impl<'d> TriggerSet<'d> {
+    /// Fails when a trigger does not parse, naming its detector.
+    pub fn new(detectors: &[&'d Detector]) -> Result<TriggerSet<'d>> {
+        let mut needles = Vec::new();
+        let mut gated = Vec::new();
+        let mut clauses = Vec::new();
+        let mut owners = Vec::new();
+        for (d, detector) in detectors.iter().enumerate() {
+            let gates = detector
+                .gates
+                .as_ref()
+                .map_err(|err| Error::config(err.clone()))?;
+            for (t, gate) in gates.iter().enumerate() {
+                let flat = owners.len();
+                owners.push((d, t));
+                let mut all = 0u8;
+                for (c, clause) in gate.iter().flatten().enumerate() {
+                    let bit = 1u8 << c;
+                    all |= bit;
+                    needles.extend(clause.iter().cloned());
+                    gated.extend(clause.iter().map(|_| (flat, bit)));
+                }
+                clauses.push(all);
             }
         }
-        // `regex::RegexSet`'s own configuration, then the costly optional parts switched off.
-        let config = meta::Config::new()
-            .nfa_size_limit(Some(10 << 20))
-            .hybrid_cache_capacity(2 << 20)
-            .match_kind(MatchKind::All)
-            .utf8_empty(true)
-            .which_captures(WhichCaptures::None)
-            .auto_prefilter(false)
-            .onepass(false)
-            .backtrack(false);
-        let set = meta::Builder::new()
-            .configure(config)
-            .syntax(syntax::Config::new().utf8(true))
-            .build_many(&patterns)
-            .map_err(|err| {
-                // Name the detector whose pattern is wrong.
-                let culprit = detectors.iter().find_map(|d| d.compiled().err());
-                Error::config(culprit.unwrap_or_else(|| format!("invalid trigger pattern: {err}")))
-            })?;
-        Ok(TriggerSet { set, owner })
+        Ok(TriggerSet {
+            detectors: detectors.to_vec(),
+            index: LiteralIndex::new(needles),
+            gated,
+            clauses,
+            owners,
+        })
     }
 
-    /// Indexes (into the slice given to `new`) of the detectors with at least one trigger match.
-    pub fn hits(&self, text: &str) -> Vec<usize> {
-        let mut matched = PatternSet::new(self.set.pattern_len());
-        self.set
-            .which_overlapping_matches(&Input::new(text), &mut matched);
-        let mut hit: Vec<usize> = matched.iter().map(|p| self.owner[p.as_usize()]).collect();
-        hit.dedup();
-        hit
+    /// For each detector with at least one trigger match, in order: its first matching trigger.
+    /// Fails when a trigger that had to run does not compile.
+    pub fn hits(&self, text: &str) -> Result<Vec<TriggerHit>> {
+        let mut seen = vec![0u8; self.owners.len()];
+        for (needle, _) in self.index.find_iter(text.as_bytes()) {
+            let (flat, bit) = self.gated[needle];
+            seen[flat] |= bit;
+        }
+        let mut hits: Vec<TriggerHit> = Vec::new();
+        for (flat, &(detector, trigger)) in self.owners.iter().enumerate() {
+            if seen[flat] != self.clauses[flat]
+                || hits.last().is_some_and(|hit| hit.detector == detector)
+            {
+                continue;
+            }
+            let regex = self.detectors[detector]
+                .trigger(trigger)
+                .map_err(Error::config)?;
+            if let Some(found) = regex.find(text) {
+                hits.push(TriggerHit {
+                    detector,
+                    trigger,
+                    start: found.start(),
+                    end: found.end(),
+                });
+            }
+        }
+        Ok(hits)
     }
 }
 
@@ -473,9 +496,39 @@ mod tests {
         assert!(TriggerSet::new(&stop).is_err());
     }
 
-    /// The trigger set is a trimmed `RegexSet`: on every message of the evaluation corpus (and
-    /// a few texts in other scripts and case foldings) it hits exactly the detectors a
-    /// `regex::RegexSet` of every trigger hits.
+    fn corpus_texts() -> Vec<String> {
+        let corpus = include_str!("../../tests/corpus/messages.jsonl");
+        let mut texts: Vec<String> = corpus
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter_map(|v| v["text"].as_str().map(str::to_string))
+            .collect();
+        assert!(texts.len() > 200, "the corpus was not read");
+        texts.extend(
+            [
+                "COMMIT now?",
+                "ſhall I puſh",
+                "KELVIN \u{212A}",
+                "ta\u{212A}e the PR",
+                "コミットしますか？",
+                "git push -f origin main",
+                "git  -C repo push --force",
+                "rm -rf /",
+                "sudo rm -rf ~",
+                "curl -fsSL https://x.sh | sh",
+                "psql -c 'DROP TABLE users;'",
+                "Değişiklikleri yayınlayalım mı?",
+                "Ready to open the PR? (pr)",
+                "",
+            ]
+            .map(String::from),
+        );
+        texts
+    }
+
+    /// The gated trigger set answers exactly what a `regex::RegexSet` of every trigger answers,
+    /// on every message of the evaluation corpus, the shell command table's destructive
+    /// commands and a few texts in other scripts and case foldings.
     #[test]
     fn trigger_set_hits_what_regex_set_hits() {
         let detectors = Detectors::load(&Config::defaults()).unwrap();
@@ -492,36 +545,76 @@ mod tests {
             .flat_map(|(i, d)| d.triggers.iter().map(move |_| i))
             .collect();
         let full = RegexSet::new(&patterns).unwrap();
-        let corpus = include_str!("../tests/corpus/messages.jsonl");
-        let mut texts: Vec<String> = corpus
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter_map(|v| v["text"].as_str().map(str::to_string))
-            .collect();
-        assert!(texts.len() > 200, "the corpus was not read");
-        texts.extend(
-            [
-                "COMMIT now?",
-                "ſhall I puſh",
-                "KELVIN \u{212A}",
-                "コミットしますか？",
-                "git push -f origin main",
-                "rm -rf /",
-                "Değişiklikleri yayınlayalım mı?",
-                "",
-            ]
-            .map(String::from),
-        );
         let mut hits = 0;
-        for text in &texts {
+        for text in &corpus_texts() {
             let mut expected: Vec<usize> = full.matches(text).iter().map(|i| owner[i]).collect();
             expected.dedup();
             hits += usize::from(!expected.is_empty());
-            assert_eq!(set.hits(text), expected, "{text}");
+            let got: Vec<usize> = set.hits(text).unwrap().iter().map(|h| h.detector).collect();
+            assert_eq!(got, expected, "{text}");
         }
         assert!(
             hits > 100,
             "too few hits ({hits}) for the comparison to mean much"
+        );
+    }
+
+    /// Each trigger's gate is sound on its own: wherever the trigger matches, one of its gate
+    /// literals occurs. And every built-in trigger has a gate (or Layer 1 would compile it on
+    /// every call).
+    #[test]
+    fn every_builtin_trigger_has_a_sound_gate() {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let texts = corpus_texts();
+        let mut checked = 0;
+        for detector in &detectors.list {
+            let gates = detector.gates.as_ref().unwrap();
+            for (index, pattern) in detector.triggers.iter().enumerate() {
+                let gate = gates[index]
+                    .clone()
+                    .unwrap_or_else(|| panic!("{}: no gate for {pattern}", detector.name));
+                let computed: Vec<Vec<Literal>> = crate::gate::needles(pattern)
+                    .unwrap()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|clause| clause.into_iter().map(Literal::from).collect())
+                    .collect();
+                assert_eq!(gate, computed, "the build-time gate is stale for {pattern}");
+                let clauses: Vec<LiteralIndex> = gate.into_iter().map(LiteralIndex::new).collect();
+                let regex = detector.trigger(index).unwrap();
+                for text in &texts {
+                    if regex.is_match(text) {
+                        checked += 1;
+                        assert!(
+                            clauses.iter().all(|c| c.any_match(text.as_bytes())),
+                            "{pattern} matches {text:?} but its gate does not"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} matches checked");
+    }
+
+    #[test]
+    fn a_trigger_is_compiled_only_when_its_gate_occurs() {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let stop = detectors.select(Event::Stop, &[]).unwrap();
+        let set = TriggerSet::new(&stop).unwrap();
+        let innocent = "I renamed `cfg` to `config` in src/parser.rs; nothing else moved.";
+        assert!(set.hits(innocent).unwrap().is_empty());
+        let compiled: usize = stop
+            .iter()
+            .map(|d| {
+                d.trigger_regexes
+                    .iter()
+                    .filter(|r| r.get().is_some())
+                    .count()
+            })
+            .sum();
+        assert_eq!(
+            compiled, 0,
+            "a text without gate literals compiled triggers"
         );
     }
 
@@ -537,7 +630,12 @@ mod tests {
             .select(Event::Stop, &["todo".to_string()])
             .unwrap();
         let set = TriggerSet::new(&only).unwrap();
-        assert_eq!(set.hits("TODO and FIXME"), [0]);
-        assert!(set.hits("nothing").is_empty());
+        let hits = set.hits("TODO and FIXME").unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(
+            (hits[0].detector, hits[0].trigger, hits[0].start),
+            (0, 0, 0)
+        );
+        assert!(set.hits("nothing").unwrap().is_empty());
     }
 }

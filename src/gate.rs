@@ -1,0 +1,322 @@
+//! Literal gates: for a regex, a few sets of literals (clauses) such that every match of the
+//! regex contains a literal of each set. A text that misses one clause cannot match, so the
+//! regex need not be compiled at all: that is how a hook skips building its Layer 1 automaton
+//! on most calls. (`bug … fix` needs both a bug word and a fix word, not just one.)
+//!
+//! Gates are computed from the pattern's syntax tree (regex-syntax), for the built-in
+//! detectors at build time (`build.rs` includes this file) and for a user's patterns at load.
+//! A gate must be sound, never selective at the cost of a missed match: literals are compared
+//! ASCII-case-insensitively (so they are stored ASCII-lowercased), other characters exactly,
+//! and a required ASCII word boundary `(?-u:\b)` on either side of a literal is kept with it.
+//! Anything this analysis does not understand makes it give up (no gate: always compile).
+
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+
+/// One gate literal.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Needle {
+    /// ASCII-lowercased bytes (non-ASCII bytes as in the pattern).
+    pub bytes: Vec<u8>,
+    /// An ASCII word boundary lies right before the literal in every such match.
+    pub word_start: bool,
+    /// An ASCII word boundary lies right after it.
+    pub word_end: bool,
+}
+
+/// A set of exact strings grows by cross product in a concatenation; past this it stops
+/// growing (the run so far becomes a candidate gate).
+const MAX_EXACT: usize = 256;
+/// A class of at most this many characters is expanded into one string per character (case
+/// variants such as `[kK\u{212A}]`); a larger class matches "anything".
+const MAX_CLASS: u32 = 8;
+/// No clause with more literals than this (a clause that large would not pay back).
+const MAX_REQUIRED: usize = 1024;
+/// At most this many clauses per gate, the most selective ones.
+pub const MAX_CLAUSES: usize = 4;
+
+/// The gate of `pattern` in the syntax of the `regex` crate, as clauses (every match contains
+/// a literal of each): `Ok(None)` when no literal is required (the pattern must always run),
+/// `Err` when it does not parse.
+pub fn needles(pattern: &str) -> Result<Option<Vec<Vec<Needle>>>, String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .map_err(|err| err.to_string())?;
+    let facts = analyze(&hir);
+    let mut clauses = facts.required;
+    clauses.extend(facts.exact);
+    let clauses = strongest(clauses);
+    Ok((!clauses.is_empty()).then_some(clauses))
+}
+
+/// What is known about the strings a sub-expression matches.
+struct Facts {
+    /// Every string it can match, when there are few.
+    exact: Option<Vec<Needle>>,
+    /// Clauses: every match contains a literal of each.
+    required: Vec<Vec<Needle>>,
+}
+
+impl Facts {
+    fn nothing() -> Facts {
+        Facts {
+            exact: None,
+            required: Vec::new(),
+        }
+    }
+
+    fn exactly(set: Vec<Needle>) -> Facts {
+        Facts {
+            exact: Some(set),
+            required: Vec::new(),
+        }
+    }
+
+    /// The best single set of literals one of which every match contains.
+    fn gate(self) -> Option<Vec<Needle>> {
+        self.required
+            .into_iter()
+            .chain(self.exact)
+            .filter(|set| score(set).is_some())
+            .max_by_key(|set| score(set))
+    }
+
+    /// Every clause known, exact strings included.
+    fn clauses(self) -> Vec<Vec<Needle>> {
+        let mut clauses = self.required;
+        clauses.extend(self.exact);
+        clauses
+    }
+}
+
+/// The useful clauses, most selective first, deduplicated, at most `MAX_CLAUSES`.
+fn strongest(clauses: Vec<Vec<Needle>>) -> Vec<Vec<Needle>> {
+    let mut clauses: Vec<Vec<Needle>> = clauses
+        .into_iter()
+        .filter(|set| score(set).is_some())
+        .map(|mut set| {
+            set.sort();
+            set.dedup();
+            set
+        })
+        .collect();
+    clauses.sort_by_key(|set| std::cmp::Reverse(score(set)));
+    let mut kept: Vec<Vec<Needle>> = Vec::new();
+    for clause in clauses {
+        if kept.len() < MAX_CLAUSES && !kept.contains(&clause) {
+            kept.push(clause);
+        }
+    }
+    kept
+}
+
+fn empty(word_boundary: bool) -> Needle {
+    Needle {
+        bytes: Vec::new(),
+        word_start: word_boundary,
+        word_end: word_boundary,
+    }
+}
+
+fn analyze(hir: &Hir) -> Facts {
+    match hir.kind() {
+        HirKind::Empty => Facts::exactly(vec![empty(false)]),
+        HirKind::Literal(literal) => Facts::exactly(vec![Needle {
+            bytes: literal.0.to_ascii_lowercase(),
+            word_start: false,
+            word_end: false,
+        }]),
+        HirKind::Class(class) => class_strings(class).map_or_else(Facts::nothing, Facts::exactly),
+        HirKind::Look(look) => {
+            let boundary = matches!(
+                look,
+                Look::WordAscii | Look::WordStartAscii | Look::WordEndAscii
+            );
+            Facts::exactly(vec![empty(boundary)])
+        }
+        HirKind::Capture(capture) => analyze(&capture.sub),
+        HirKind::Repetition(repetition) => {
+            let sub = analyze(&repetition.sub);
+            match (repetition.min, repetition.max) {
+                (1, Some(1)) => sub,
+                (0, Some(1)) => Facts {
+                    exact: sub.exact.and_then(|mut set| {
+                        set.push(empty(false));
+                        (set.len() <= MAX_EXACT).then_some(set)
+                    }),
+                    required: Vec::new(),
+                },
+                (0, _) => Facts::nothing(),
+                (min, max) => {
+                    let exact = match (&sub.exact, max) {
+                        (Some(set), Some(max)) if max == min => {
+                            let mut product = vec![empty(false)];
+                            for _ in 0..min {
+                                product = cross(&product, set).unwrap_or_default();
+                            }
+                            (!product.is_empty()).then_some(product)
+                        }
+                        _ => None,
+                    };
+                    Facts {
+                        exact,
+                        required: strongest(sub.clauses()),
+                    }
+                }
+            }
+        }
+        HirKind::Concat(parts) => concat(parts),
+        HirKind::Alternation(branches) => {
+            let facts: Vec<Facts> = branches.iter().map(analyze).collect();
+            let exact = facts
+                .iter()
+                .map(|f| f.exact.clone())
+                .collect::<Option<Vec<_>>>()
+                .map(|sets| sets.concat())
+                .filter(|set| set.len() <= MAX_EXACT);
+            // A match contains a literal of one branch's best clause: their union is a clause.
+            let required = facts
+                .into_iter()
+                .map(Facts::gate)
+                .collect::<Option<Vec<_>>>()
+                .map(|sets| sets.concat())
+                .filter(|set| set.len() <= MAX_REQUIRED);
+            Facts {
+                exact,
+                required: required.into_iter().collect(),
+            }
+        }
+    }
+}
+
+/// A concatenation: runs of exact parts multiply out into longer literals; every run and every
+/// part's clause is a clause of the whole.
+fn concat(parts: &[Hir]) -> Facts {
+    let mut candidates: Vec<Vec<Needle>> = Vec::new();
+    let mut run: Option<Vec<Needle>> = Some(vec![empty(false)]);
+    let mut whole_is_exact = true;
+    for part in parts {
+        let facts = analyze(part);
+        match facts.exact {
+            Some(set) => {
+                let current = run.take().unwrap_or_else(|| vec![empty(false)]);
+                run = Some(match cross(&current, &set) {
+                    Some(product) => product,
+                    None => {
+                        whole_is_exact = false;
+                        candidates.push(current);
+                        set
+                    }
+                });
+            }
+            None => {
+                whole_is_exact = false;
+                if let Some(current) = run.take() {
+                    candidates.push(current);
+                }
+                candidates.extend(facts.required);
+            }
+        }
+    }
+    let exact = if whole_is_exact { run.clone() } else { None };
+    if let Some(current) = run {
+        candidates.push(current);
+    }
+    Facts {
+        exact,
+        required: strongest(candidates),
+    }
+}
+
+/// Every concatenation of a string of `left` with one of `right`; None past `MAX_EXACT`.
+fn cross(left: &[Needle], right: &[Needle]) -> Option<Vec<Needle>> {
+    if left.len().saturating_mul(right.len()) > MAX_EXACT {
+        return None;
+    }
+    let mut product = Vec::with_capacity(left.len() * right.len());
+    for a in left {
+        for b in right {
+            let mut bytes = a.bytes.clone();
+            bytes.extend_from_slice(&b.bytes);
+            product.push(Needle {
+                word_start: if a.bytes.is_empty() {
+                    a.word_start || b.word_start
+                } else {
+                    a.word_start
+                },
+                word_end: if b.bytes.is_empty() {
+                    a.word_end || b.word_end
+                } else {
+                    b.word_end
+                },
+                bytes,
+            });
+        }
+    }
+    product.sort();
+    product.dedup();
+    Some(product)
+}
+
+/// The strings of a small class, one per member, ASCII-lowercased.
+fn class_strings(class: &Class) -> Option<Vec<Needle>> {
+    let mut strings: Vec<Vec<u8>> = Vec::new();
+    match class {
+        Class::Unicode(class) => {
+            let size: u32 = class
+                .ranges()
+                .iter()
+                .map(|r| u32::from(r.end()) - u32::from(r.start()) + 1)
+                .sum();
+            if size == 0 || size > MAX_CLASS {
+                return None;
+            }
+            for range in class.ranges() {
+                for c in range.start()..=range.end() {
+                    let mut buffer = [0; 4];
+                    strings.push(c.encode_utf8(&mut buffer).as_bytes().to_ascii_lowercase());
+                }
+            }
+        }
+        Class::Bytes(class) => {
+            let size: u32 = class
+                .ranges()
+                .iter()
+                .map(|r| u32::from(r.end()) - u32::from(r.start()) + 1)
+                .sum();
+            if size == 0 || size > MAX_CLASS {
+                return None;
+            }
+            for range in class.ranges() {
+                for b in range.start()..=range.end() {
+                    strings.push(vec![b.to_ascii_lowercase()]);
+                }
+            }
+        }
+    }
+    strings.sort();
+    strings.dedup();
+    Some(
+        strings
+            .into_iter()
+            .map(|bytes| Needle {
+                bytes,
+                word_start: false,
+                word_end: false,
+            })
+            .collect(),
+    )
+}
+
+/// How selective a set is as a gate (higher is better); None when it is useless: one of its
+/// literals is empty or a lone byte (whitespace, a slash: it occurs everywhere).
+fn score(set: &[Needle]) -> Option<(usize, std::cmp::Reverse<usize>)> {
+    let weakest = set
+        .iter()
+        .map(|n| n.bytes.len() + 2 * usize::from(n.word_start) + 2 * usize::from(n.word_end))
+        .min()?;
+    if weakest < 2 || set.iter().any(|n| n.bytes.is_empty()) {
+        return None;
+    }
+    Some((weakest, std::cmp::Reverse(set.len())))
+}

@@ -1,0 +1,337 @@
+//! A multi-literal finder that costs next to nothing to build.
+//!
+//! A hook process lives for one short text, so an automaton that takes milliseconds to build
+//! (Aho-Corasick, a regex set) costs more than the search it serves. This index is a few
+//! bitsets keyed by a literal's first bytes: building it is a sort, searching it is a table
+//! lookup per byte, with an exact check only where a literal may start. Literals are matched
+//! ASCII-case-insensitively; a literal may require an ASCII word boundary on either side.
+
+use std::borrow::Cow;
+
+use crate::gate::Needle;
+
+/// One literal to find.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Literal {
+    /// ASCII-lowercased (the search ignores ASCII case).
+    pub bytes: Cow<'static, [u8]>,
+    /// An ASCII word boundary must lie right before it.
+    pub word_start: bool,
+    /// An ASCII word boundary must lie right after it.
+    pub word_end: bool,
+}
+
+impl Literal {
+    /// A literal without boundary conditions; `bytes` is lowercased here.
+    pub fn plain(bytes: &[u8]) -> Literal {
+        Literal {
+            bytes: Cow::Owned(bytes.to_ascii_lowercase()),
+            word_start: false,
+            word_end: false,
+        }
+    }
+}
+
+impl From<Needle> for Literal {
+    fn from(needle: Needle) -> Literal {
+        Literal {
+            bytes: Cow::Owned(needle.bytes),
+            word_start: needle.word_start,
+            word_end: needle.word_end,
+        }
+    }
+}
+
+/// Bits indexed by a 16-bit key.
+struct BitSet(Box<[u64; 1024]>);
+
+impl BitSet {
+    fn new() -> BitSet {
+        BitSet(Box::new([0; 1024]))
+    }
+
+    fn insert(&mut self, key: u16) {
+        self.0[usize::from(key >> 6)] |= 1 << (key & 63);
+    }
+
+    #[inline]
+    fn contains(&self, key: u16) -> bool {
+        self.0[usize::from(key >> 6)] & (1 << (key & 63)) != 0
+    }
+}
+
+/// ASCII lowercase of every byte, as a table.
+static LOWER: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (i as u8).to_ascii_lowercase();
+        i += 1;
+    }
+    table
+};
+
+#[inline]
+fn pair_key(a: u8, b: u8) -> u16 {
+    u16::from_le_bytes([LOWER[usize::from(a)], LOWER[usize::from(b)]])
+}
+
+/// Three bytes hashed to 16 bits (literals of three bytes or more are keyed by their first
+/// three; a collision only costs an exact check).
+#[inline]
+fn triple_key(a: u8, b: u8, c: u8) -> u16 {
+    let packed = u32::from(LOWER[usize::from(a)])
+        | u32::from(LOWER[usize::from(b)]) << 8
+        | u32::from(LOWER[usize::from(c)]) << 16;
+    (packed.wrapping_mul(0x9E37_79B1) >> 16) as u16
+}
+
+#[inline]
+fn is_word(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// The literals, searchable together.
+pub struct LiteralIndex {
+    needles: Vec<Literal>,
+    /// First bytes of one-byte literals.
+    singles: [bool; 256],
+    /// First two bytes of two-byte literals.
+    pairs: BitSet,
+    /// Hashed first three bytes of longer literals.
+    triples: BitSet,
+    /// Tagged key << 32 | literal index, sorted: the literals to check where a key is present.
+    /// The tag (key bits 16..) tells the key kinds apart: 1 single, 2 pair, 3 triple.
+    candidates: Vec<u64>,
+}
+
+impl LiteralIndex {
+    /// Empty literals are ignored (they would match everywhere; callers treat a gate with an
+    /// empty literal as no gate).
+    pub fn new(needles: Vec<Literal>) -> LiteralIndex {
+        let mut singles = [false; 256];
+        let mut pairs = BitSet::new();
+        let mut triples = BitSet::new();
+        let mut candidates = Vec::with_capacity(needles.len());
+        for (index, needle) in needles.iter().enumerate() {
+            let tagged = match needle.bytes[..] {
+                [] => continue,
+                [a] => {
+                    let key = LOWER[usize::from(a)];
+                    singles[usize::from(key)] = true;
+                    1 << 16 | u64::from(key)
+                }
+                [a, b] => {
+                    let key = pair_key(a, b);
+                    pairs.insert(key);
+                    2 << 16 | u64::from(key)
+                }
+                [a, b, c, ..] => {
+                    let key = triple_key(a, b, c);
+                    triples.insert(key);
+                    3 << 16 | u64::from(key)
+                }
+            };
+            candidates.push(tagged << 32 | index as u64);
+        }
+        candidates.sort_unstable();
+        LiteralIndex {
+            needles,
+            singles,
+            pairs,
+            triples,
+            candidates,
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn literals(&self) -> &[Literal] {
+        &self.needles
+    }
+
+    /// Every occurrence of every literal as (literal index, start), in order of start
+    /// (overlapping occurrences included).
+    pub fn find_iter<'a>(&'a self, text: &'a [u8]) -> Matches<'a> {
+        Matches {
+            index: self,
+            text,
+            next_start: 0,
+            found: Vec::new(),
+            found_taken: 0,
+            found_at: 0,
+        }
+    }
+
+    /// Whether any literal occurs in `text`.
+    pub fn any_match(&self, text: &[u8]) -> bool {
+        self.find_iter(text).next().is_some()
+    }
+
+    /// Pushes the literals that occur at `at` onto `found`.
+    #[inline]
+    fn collect_at(&self, text: &[u8], at: usize, found: &mut Vec<usize>) {
+        let a = text[at];
+        let lower = LOWER[usize::from(a)];
+        if self.singles[usize::from(lower)] {
+            self.check(text, at, 1 << 16 | u32::from(lower), found);
+        }
+        if let Some(&b) = text.get(at + 1) {
+            let pair = pair_key(a, b);
+            if self.pairs.contains(pair) {
+                self.check(text, at, 2 << 16 | u32::from(pair), found);
+            }
+            if let Some(&c) = text.get(at + 2) {
+                let triple = triple_key(a, b, c);
+                if self.triples.contains(triple) {
+                    self.check(text, at, 3 << 16 | u32::from(triple), found);
+                }
+            }
+        }
+    }
+
+    #[cold]
+    fn check(&self, text: &[u8], at: usize, key: u32, found: &mut Vec<usize>) {
+        let key = u64::from(key) << 32;
+        let first = self.candidates.partition_point(|&c| c < key);
+        for &candidate in self.candidates[first..]
+            .iter()
+            .take_while(|&&c| c >> 32 == key >> 32)
+        {
+            let index = (candidate & 0xFFFF_FFFF) as usize;
+            if self.matches_at(&self.needles[index], text, at) {
+                found.push(index);
+            }
+        }
+    }
+
+    fn matches_at(&self, needle: &Literal, text: &[u8], at: usize) -> bool {
+        let end = at + needle.bytes.len();
+        let Some(window) = text.get(at..end) else {
+            return false;
+        };
+        if !window
+            .iter()
+            .zip(needle.bytes.iter())
+            .all(|(&t, &n)| LOWER[usize::from(t)] == n)
+        {
+            return false;
+        }
+        let boundary = |before: Option<&u8>, after: Option<&u8>| {
+            before.is_some_and(|&b| is_word(b)) != after.is_some_and(|&b| is_word(b))
+        };
+        (!needle.word_start || boundary(at.checked_sub(1).and_then(|i| text.get(i)), text.get(at)))
+            && (!needle.word_end
+                || boundary(end.checked_sub(1).and_then(|i| text.get(i)), text.get(end)))
+    }
+}
+
+/// The iterator of [`LiteralIndex::find_iter`].
+pub struct Matches<'a> {
+    index: &'a LiteralIndex,
+    text: &'a [u8],
+    /// The next position to look at.
+    next_start: usize,
+    /// The literals found at `found_at`, and how many were handed out.
+    found: Vec<usize>,
+    found_taken: usize,
+    found_at: usize,
+}
+
+impl Iterator for Matches<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        loop {
+            if let Some(&literal) = self.found.get(self.found_taken) {
+                self.found_taken += 1;
+                return Some((literal, self.found_at));
+            }
+            if self.next_start >= self.text.len() {
+                return None;
+            }
+            let at = self.next_start;
+            self.next_start += 1;
+            self.found.clear();
+            self.found_taken = 0;
+            self.found_at = at;
+            self.index.collect_at(self.text, at, &mut self.found);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn needle(text: &str, word_start: bool, word_end: bool) -> Literal {
+        Literal {
+            word_start,
+            word_end,
+            ..Literal::plain(text.as_bytes())
+        }
+    }
+
+    fn naive(needles: &[Literal], text: &[u8]) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        for at in 0..text.len() {
+            for (index, n) in needles.iter().enumerate() {
+                let end = at + n.bytes.len();
+                if n.bytes.is_empty() || end > text.len() {
+                    continue;
+                }
+                if text[at..end].to_ascii_lowercase() != *n.bytes {
+                    continue;
+                }
+                let word =
+                    |i: Option<usize>| i.and_then(|i| text.get(i)).is_some_and(|&b| is_word(b));
+                let start_ok = word(at.checked_sub(1)) != word(Some(at));
+                let end_ok = word(end.checked_sub(1)) != word(Some(end));
+                if (!n.word_start || start_ok) && (!n.word_end || end_ok) {
+                    found.push((index, at));
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn finds_exactly_what_a_naive_search_finds() {
+        let needles = vec![
+            needle("pr", true, true),
+            needle("commit", true, false),
+            needle("ship", true, true),
+            needle("x", false, false),
+            needle("コミット", false, false),
+            needle("api_key", false, false),
+            needle("key", false, false),
+            needle("ſ", false, false),
+        ];
+        let index = LiteralIndex::new(needles.clone());
+        let texts = [
+            "Open a PR? The prose about pr-42 and PR.",
+            "relationship shipping ship; Ship it. COMMITTED recommit",
+            "xXx コミットしますか api_KEY=1 monkey ſhip",
+            "",
+            "p",
+            "pr",
+            "_pr_ pr_ (pr)",
+        ];
+        for text in texts {
+            let mut found: Vec<(usize, usize)> = index.find_iter(text.as_bytes()).collect();
+            found.sort();
+            assert_eq!(found, naive(&needles, text.as_bytes()), "{text}");
+            assert_eq!(index.any_match(text.as_bytes()), !found.is_empty());
+        }
+    }
+
+    #[test]
+    fn word_boundaries_are_checked() {
+        let index = LiteralIndex::new(vec![needle("pr", true, true)]);
+        assert!(index.any_match(b"open a PR now"));
+        assert!(index.any_match(b"PR"));
+        assert!(index.any_match(b"(pr)"));
+        assert!(!index.any_match(b"the prose"));
+        assert!(!index.any_match(b"sprint"));
+    }
+}
