@@ -21,6 +21,37 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The hook command lines the installer writes (`hook stop|pre-tool [--host H]`), parsed
+    /// without clap: hooks run on every agent stop and tool call, and building the whole
+    /// command-line definition costs about as much as the rest of a hook's start-up. Any
+    /// other form (`--help`, a typo, another command) returns None and goes through clap;
+    /// a unit test holds the two parses to the same result.
+    pub fn parse_hook_line(args: &[std::ffi::OsString]) -> Option<HookCommand> {
+        let args: Vec<&str> = args
+            .iter()
+            .skip(1)
+            .map(|a| a.to_str())
+            .collect::<Option<_>>()?;
+        let (event, rest) = match args.as_slice() {
+            ["hook", event, rest @ ..] => (*event, rest),
+            _ => return None,
+        };
+        let host = match rest {
+            [] => Host::Claude,
+            ["--host", value] => Host::from_str(value, false).ok()?,
+            [flag] => Host::from_str(flag.strip_prefix("--host=")?, false).ok()?,
+            _ => return None,
+        };
+        let args = HookArgs { host };
+        match event {
+            "stop" => Some(HookCommand::Stop(args)),
+            "pre-tool" => Some(HookCommand::PreTool(args)),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Add agentguard's hooks to Claude Code or Codex settings
@@ -340,4 +371,52 @@ pub struct SelfUpdateArgs {
     /// Do not ask for confirmation
     #[arg(long, short = 'y')]
     pub yes: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<std::ffi::OsString> {
+        std::iter::once("agentguard")
+            .chain(line.split(' ').filter(|a| !a.is_empty()))
+            .map(Into::into)
+            .collect()
+    }
+
+    #[test]
+    fn hook_lines_parse_as_clap_parses_them() {
+        for line in [
+            "hook stop",
+            "hook stop --host claude",
+            "hook stop --host codex",
+            "hook pre-tool --host codex",
+            "hook pre-tool --host=codex",
+            "hook pre-tool",
+        ] {
+            let fast = Cli::parse_hook_line(&args(line)).expect(line);
+            let clap = match Cli::try_parse_from(args(line)).unwrap().command {
+                Command::Hook(hook) => hook,
+                other => panic!("{line}: clap parsed {other:?}"),
+            };
+            assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{line}");
+        }
+    }
+
+    #[test]
+    fn other_lines_are_left_to_clap() {
+        for line in [
+            "hook",
+            "hook --help",
+            "hook stop --help",
+            "hook stop --host",
+            "hook stop --host gemini",
+            "hook stop --host claude --host codex",
+            "hook stp",
+            "judge hook stop",
+            "",
+        ] {
+            assert!(Cli::parse_hook_line(&args(line)).is_none(), "{line}");
+        }
+    }
 }

@@ -15,6 +15,10 @@ use crate::paths;
 /// The commented default config, also written by `agentguard config init`.
 pub const DEFAULT_CONFIG: &str = include_str!("../assets/default-config.toml");
 
+/// The same without comments (build.rs strips them): what is parsed on every hook call.
+const DEFAULT_CONFIG_DATA: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/default-config-data.toml"));
+
 /// The effective configuration. Every struct is `#[serde(default)]` so a single layer (a user
 /// file that sets one key) can be checked on its own against this schema; the values of
 /// `Default` are never used, since the embedded defaults are always the first layer.
@@ -154,14 +158,14 @@ fn find_project_config(start: &Path) -> Option<PathBuf> {
 impl Config {
     /// The defaults alone.
     pub fn defaults() -> Config {
-        Self::from_layers(&[(Source::Defaults, DEFAULT_CONFIG.to_string())])
+        Self::from_layers(&[(Source::Defaults, DEFAULT_CONFIG_DATA.to_string())])
             .expect("the embedded default config is valid")
     }
 
     /// Loads every layer that applies from `project_dir` (see the module docs).
     pub fn load(project_dir: Option<&Path>) -> Result<Config> {
         let files = ConfigFiles::discover(project_dir);
-        let mut layers = vec![(Source::Defaults, DEFAULT_CONFIG.to_string())];
+        let mut layers = vec![(Source::Defaults, DEFAULT_CONFIG_DATA.to_string())];
         for path in [files.user, files.project].into_iter().flatten() {
             match std::fs::read_to_string(&path) {
                 Ok(text) => layers.push((Source::File(path), text)),
@@ -326,6 +330,14 @@ mod tests {
     fn embedded_defaults_fit_the_schema_on_their_own() {
         // `from_layers` skips this check for the defaults layer; this test is why it may.
         toml_edit::de::from_str::<Config>(DEFAULT_CONFIG).unwrap();
+    }
+
+    #[test]
+    fn uncommented_defaults_are_the_defaults() {
+        let commented =
+            Config::from_layers(&[(Source::Defaults, DEFAULT_CONFIG.to_string())]).unwrap();
+        assert_eq!(Config::defaults().to_toml(), commented.to_toml());
+        assert!(DEFAULT_CONFIG_DATA.len() < DEFAULT_CONFIG.len() / 2);
     }
 
     #[test]

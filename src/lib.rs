@@ -34,19 +34,23 @@ use clap::Parser;
 
 /// Parse the command line, run the command, map the outcome to an exit code.
 pub fn run() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => {
-            let code = if err.use_stderr() {
-                error::exit::USAGE
-            } else {
-                error::exit::OK
-            };
-            let _ = err.print();
-            return ExitCode::from(code);
-        }
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command = match cli::Cli::parse_hook_line(&args) {
+        Some(hook) => cli::Command::Hook(hook),
+        None => match cli::Cli::try_parse_from(&args) {
+            Ok(cli) => cli.command,
+            Err(err) => {
+                let code = if err.use_stderr() {
+                    error::exit::USAGE
+                } else {
+                    error::exit::OK
+                };
+                let _ = err.print();
+                return ExitCode::from(code);
+            }
+        },
     };
-    match commands::run(cli.command) {
+    match commands::run(command) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             if err.kind != error::ErrorKind::BrokenPipe {

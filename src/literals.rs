@@ -134,7 +134,7 @@ impl LiteralIndex {
             };
             candidates.push(tagged << 32 | index as u64);
         }
-        candidates.sort_unstable();
+        radix_sort_by_key(&mut candidates);
         LiteralIndex {
             needles,
             singles,
@@ -222,6 +222,27 @@ impl LiteralIndex {
         (!needle.word_start || boundary(at.checked_sub(1).and_then(|i| text.get(i)), text.get(at)))
             && (!needle.word_end
                 || boundary(end.checked_sub(1).and_then(|i| text.get(i)), text.get(end)))
+    }
+}
+
+/// Sorts candidates by their tagged key (bits 32..50) in linear time: a comparison sort of
+/// the few thousand gate literals of the built-in detectors was most of a hook's Layer 1 cost.
+fn radix_sort_by_key(candidates: &mut Vec<u64>) {
+    let mut buffer = vec![0u64; candidates.len()];
+    for shift in [32, 40, 48] {
+        let mut counts = [0usize; 257];
+        for &c in candidates.iter() {
+            counts[((c >> shift) & 0xFF) as usize + 1] += 1;
+        }
+        for i in 1..257 {
+            counts[i] += counts[i - 1];
+        }
+        for &c in candidates.iter() {
+            let bucket = &mut counts[((c >> shift) & 0xFF) as usize];
+            buffer[*bucket] = c;
+            *bucket += 1;
+        }
+        std::mem::swap(candidates, &mut buffer);
     }
 }
 
@@ -323,6 +344,16 @@ mod tests {
             assert_eq!(found, naive(&needles, text.as_bytes()), "{text}");
             assert_eq!(index.any_match(text.as_bytes()), !found.is_empty());
         }
+    }
+
+    #[test]
+    fn radix_sort_sorts_by_key() {
+        let mut keys: Vec<u64> = (0..2000u64)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 14) & 0x3_FFFF_0000_0000 | i)
+            .collect();
+        radix_sort_by_key(&mut keys);
+        assert!(keys.windows(2).all(|w| w[0] >> 32 <= w[1] >> 32));
+        assert_eq!(keys.len(), 2000);
     }
 
     #[test]

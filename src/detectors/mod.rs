@@ -22,45 +22,47 @@ use crate::formula::Formula;
 use crate::literals::{Literal, LiteralIndex};
 pub use spec::{DetectorSpec, Event};
 
-/// A gate literal in the generated table: bytes, word boundary before, word boundary after.
-type StaticNeedle = (&'static [u8], bool, bool);
-
 include!(concat!(env!("OUT_DIR"), "/builtin_detectors.rs"));
 
-/// The gate of a trigger (clauses: every match contains a literal of each): None when it has
-/// none. Clauses are at most `gate::MAX_CLAUSES`.
-type Gate = Option<Vec<Vec<Literal>>>;
+/// The gate of a trigger: clauses, every match contains a literal of each (at most
+/// `gate::MAX_CLAUSES`).
+#[derive(Debug)]
+enum Gate {
+    /// No literal is required: the trigger runs on every text.
+    Always,
+    /// A built-in trigger's, from build.rs.
+    Builtin(&'static [&'static [Literal]]),
+    /// A user trigger's, computed at load.
+    Computed(Vec<Vec<Literal>>),
+}
+
+impl Gate {
+    fn clauses(&self) -> Vec<&[Literal]> {
+        match self {
+            Gate::Always => Vec::new(),
+            Gate::Builtin(clauses) => clauses.to_vec(),
+            Gate::Computed(clauses) => clauses.iter().map(Vec::as_slice).collect(),
+        }
+    }
+}
 
 /// The gate of a trigger: the built-in table's for a built-in pattern, else computed now.
 fn gate_of(pattern: &str) -> std::result::Result<Gate, String> {
-    match BUILTIN_GATES
+    if let Some((_, gate)) = BUILTIN_GATES
         .iter()
         .find(|(builtin, _)| *builtin == pattern)
     {
-        Some((_, gate)) => Ok(gate.map(|clauses| {
-            clauses
-                .iter()
-                .map(|clause| {
-                    clause
-                        .iter()
-                        .map(|&(bytes, word_start, word_end)| Literal {
-                            bytes: Cow::Borrowed(bytes),
-                            word_start,
-                            word_end,
-                        })
-                        .collect()
-                })
-                .collect()
-        })),
-        None => crate::gate::needles(pattern).map(|gate| {
-            gate.map(|clauses| {
-                clauses
-                    .into_iter()
-                    .map(|clause| clause.into_iter().map(Literal::from).collect())
-                    .collect()
-            })
-        }),
+        return Ok(gate.map_or(Gate::Always, Gate::Builtin));
     }
+    Ok(match crate::gate::needles(pattern)? {
+        None => Gate::Always,
+        Some(clauses) => Gate::Computed(
+            clauses
+                .into_iter()
+                .map(|clause| clause.into_iter().map(Literal::from).collect())
+                .collect(),
+        ),
+    })
 }
 
 #[derive(Debug)]
@@ -322,20 +324,26 @@ const _: () = assert!(crate::gate::MAX_CLAUSES <= 8);
 impl<'d> TriggerSet<'d> {
     /// Fails when a trigger does not parse, naming its detector.
     pub fn new(detectors: &[&'d Detector]) -> Result<TriggerSet<'d>> {
-        let mut needles = Vec::new();
-        let mut gated = Vec::new();
-        let mut clauses = Vec::new();
-        let mut owners = Vec::new();
-        for (d, detector) in detectors.iter().enumerate() {
-            let gates = detector
+        let mut gates = Vec::with_capacity(detectors.len());
+        for detector in detectors {
+            let gate = detector
                 .gates
                 .as_ref()
                 .map_err(|err| Error::config(err.clone()))?;
-            for (t, gate) in gates.iter().enumerate() {
+            gates.push(gate.iter().map(Gate::clauses).collect::<Vec<_>>());
+        }
+        let literal_count = gates.iter().flatten().flatten().map(|c| c.len()).sum();
+        let trigger_count = gates.iter().map(Vec::len).sum();
+        let mut needles = Vec::with_capacity(literal_count);
+        let mut gated = Vec::with_capacity(literal_count);
+        let mut clauses = Vec::with_capacity(trigger_count);
+        let mut owners = Vec::with_capacity(trigger_count);
+        for (d, gate_clauses) in gates.iter().enumerate() {
+            for (t, gate) in gate_clauses.iter().enumerate() {
                 let flat = owners.len();
                 owners.push((d, t));
                 let mut all = 0u8;
-                for (c, clause) in gate.iter().flatten().enumerate() {
+                for (c, clause) in gate.iter().enumerate() {
                     let bit = 1u8 << c;
                     all |= bit;
                     needles.extend(clause.iter().cloned());
@@ -570,9 +578,8 @@ mod tests {
         for detector in &detectors.list {
             let gates = detector.gates.as_ref().unwrap();
             for (index, pattern) in detector.triggers.iter().enumerate() {
-                let gate = gates[index]
-                    .clone()
-                    .unwrap_or_else(|| panic!("{}: no gate for {pattern}", detector.name));
+                let gate = gates[index].clauses();
+                assert!(!gate.is_empty(), "{}: no gate for {pattern}", detector.name);
                 let computed: Vec<Vec<Literal>> = crate::gate::needles(pattern)
                     .unwrap()
                     .unwrap_or_default()
@@ -580,7 +587,8 @@ mod tests {
                     .map(|clause| clause.into_iter().map(Literal::from).collect())
                     .collect();
                 assert_eq!(gate, computed, "the build-time gate is stale for {pattern}");
-                let clauses: Vec<LiteralIndex> = gate.into_iter().map(LiteralIndex::new).collect();
+                let clauses: Vec<LiteralIndex> =
+                    gate.iter().map(|c| LiteralIndex::new(c.to_vec())).collect();
                 let regex = detector.trigger(index).unwrap();
                 for text in &texts {
                     if regex.is_match(text) {

@@ -40,7 +40,7 @@ pub struct Redactor {
     rule_count: usize,
     keywords: LiteralIndex,
     /// For each keyword (literal index of `keywords`), the rules it triggers.
-    keyword_rules: Vec<Vec<u16>>,
+    keyword_rules: Vec<Cow<'static, [u16]>>,
 }
 
 /// Bytes handed to the scanner at once when streaming (then cut back to a line boundary).
@@ -67,7 +67,7 @@ impl Redactor {
             ),
             keyword_rules: rules::BUILTIN_KEYWORDS
                 .iter()
-                .map(|(_, rules)| rules.to_vec())
+                .map(|&(_, rules)| Cow::Borrowed(rules))
                 .collect(),
         })
     }
@@ -120,7 +120,7 @@ impl Redactor {
             rule_count: table.rules.len(),
             table: OnceLock::from(table),
             keywords,
-            keyword_rules,
+            keyword_rules: keyword_rules.into_iter().map(Cow::Owned).collect(),
         }
     }
 
@@ -289,7 +289,7 @@ impl<'r> Scanner<'r> {
                     self.triggered.clear();
                 }
             }
-            for &rule in &redactor.keyword_rules[keyword] {
+            for &rule in redactor.keyword_rules[keyword].iter() {
                 let seen = &mut self.rule_seen[usize::from(rule)];
                 if *seen != self.line_number {
                     *seen = self.line_number;
