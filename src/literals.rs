@@ -96,6 +96,9 @@ pub struct LiteralIndex {
     needles: Vec<Literal>,
     /// First bytes of one-byte literals.
     singles: [bool; 256],
+    /// Whether there are one- and two-byte literals at all (most indexes have neither).
+    has_singles: bool,
+    has_pairs: bool,
     /// First two bytes of two-byte literals.
     pairs: BitSet,
     /// Hashed first three bytes of longer literals.
@@ -136,6 +139,8 @@ impl LiteralIndex {
         }
         radix_sort_by_key(&mut candidates);
         LiteralIndex {
+            has_singles: needles.iter().any(|n| n.bytes.len() == 1),
+            has_pairs: needles.iter().any(|n| n.bytes.len() == 2),
             needles,
             singles,
             pairs,
@@ -172,12 +177,12 @@ impl LiteralIndex {
     fn collect_at(&self, text: &[u8], at: usize, found: &mut Vec<usize>) {
         let a = text[at];
         let lower = LOWER[usize::from(a)];
-        if self.singles[usize::from(lower)] {
+        if self.has_singles && self.singles[usize::from(lower)] {
             self.check(text, at, 1 << 16 | u32::from(lower), found);
         }
         if let Some(&b) = text.get(at + 1) {
             let pair = pair_key(a, b);
-            if self.pairs.contains(pair) {
+            if self.has_pairs && self.pairs.contains(pair) {
                 self.check(text, at, 2 << 16 | u32::from(pair), found);
             }
             if let Some(&c) = text.get(at + 2) {

@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use regex::Regex;
+use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::util::syntax;
+use regex_automata::{Input, MatchKind, PatternSet, meta};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -293,10 +296,14 @@ impl Detectors {
 /// A hook judges one text per process, so building an automaton of every trigger (tens of
 /// milliseconds for the built-ins) would cost far more than the search. Instead one cheap pass
 /// looks for the triggers' gate literals, and only a trigger whose gate occurs (or that has no
-/// gate) is compiled and run: most texts compile nothing. The result is exactly what a
-/// `regex::RegexSet` of every trigger would say (a unit test holds it to that).
+/// gate) is compiled and run: most texts compile nothing. A text of a megabyte or more is
+/// searched by one automaton of every trigger instead (built once per set, its cost is then
+/// small next to the search). The result is exactly what a `regex::RegexSet` of every trigger
+/// would say (a unit test holds it to that).
 pub struct TriggerSet<'d> {
     detectors: Vec<&'d Detector>,
+    /// Every trigger in one automaton, for large texts; built on first use.
+    full: OnceLock<std::result::Result<meta::Regex, String>>,
     index: LiteralIndex,
     /// For each literal of `index`: the trigger (an index into `owners`) and the bit of the
     /// gate clause it belongs to.
@@ -317,6 +324,9 @@ pub struct TriggerHit {
     pub start: usize,
     pub end: usize,
 }
+
+/// From this text size on, Layer 1 searches with one automaton of every trigger.
+const FULL_SET_MIN_BYTES: usize = 1 << 20;
 
 // A trigger's clauses are bits of a u8.
 const _: () = assert!(crate::gate::MAX_CLAUSES <= 8);
@@ -354,6 +364,7 @@ impl<'d> TriggerSet<'d> {
         }
         Ok(TriggerSet {
             detectors: detectors.to_vec(),
+            full: OnceLock::new(),
             index: LiteralIndex::new(needles),
             gated,
             clauses,
@@ -361,19 +372,64 @@ impl<'d> TriggerSet<'d> {
         })
     }
 
+    /// Every trigger in one automaton: `regex::RegexSet`'s engine and configuration minus
+    /// the parts that do not pay back for a set searched once (the literal prefilter, whose
+    /// case-folded extraction costs more than the search, and the capture engines).
+    fn full(&self) -> Result<&meta::Regex> {
+        self.full
+            .get_or_init(|| {
+                let patterns: Vec<&str> = self
+                    .owners
+                    .iter()
+                    .map(|&(d, t)| self.detectors[d].triggers[t].as_str())
+                    .collect();
+                let config = meta::Config::new()
+                    .nfa_size_limit(Some(10 << 20))
+                    .hybrid_cache_capacity(2 << 20)
+                    .match_kind(MatchKind::All)
+                    .utf8_empty(true)
+                    .which_captures(WhichCaptures::None)
+                    .auto_prefilter(false)
+                    .onepass(false)
+                    .backtrack(false);
+                meta::Builder::new()
+                    .configure(config)
+                    .syntax(syntax::Config::new().utf8(true))
+                    .build_many(&patterns)
+                    .map_err(|err| format!("invalid trigger pattern: {err}"))
+            })
+            .as_ref()
+            .map_err(|err| Error::config(err.clone()))
+    }
+
     /// For each detector with at least one trigger match, in order: its first matching trigger.
     /// Fails when a trigger that had to run does not compile.
     pub fn hits(&self, text: &str) -> Result<Vec<TriggerHit>> {
-        let mut seen = vec![0u8; self.owners.len()];
-        for (needle, _) in self.index.find_iter(text.as_bytes()) {
-            let (flat, bit) = self.gated[needle];
-            seen[flat] |= bit;
-        }
+        // Which triggers may match: those whose gate clauses all occur (or, on a large text,
+        // exactly those the full automaton says match).
+        let candidates: Vec<bool> = if text.len() >= FULL_SET_MIN_BYTES {
+            let full = self.full()?;
+            let mut matched = PatternSet::new(full.pattern_len());
+            full.which_overlapping_matches(&Input::new(text), &mut matched);
+            let mut candidates = vec![false; self.owners.len()];
+            for pattern in matched.iter() {
+                candidates[pattern.as_usize()] = true;
+            }
+            candidates
+        } else {
+            let mut seen = vec![0u8; self.owners.len()];
+            for (needle, _) in self.index.find_iter(text.as_bytes()) {
+                let (flat, bit) = self.gated[needle];
+                seen[flat] |= bit;
+            }
+            seen.iter()
+                .zip(&self.clauses)
+                .map(|(s, c)| s == c)
+                .collect()
+        };
         let mut hits: Vec<TriggerHit> = Vec::new();
         for (flat, &(detector, trigger)) in self.owners.iter().enumerate() {
-            if seen[flat] != self.clauses[flat]
-                || hits.last().is_some_and(|hit| hit.detector == detector)
-            {
+            if !candidates[flat] || hits.last().is_some_and(|hit| hit.detector == detector) {
                 continue;
             }
             let regex = self.detectors[detector]
@@ -565,6 +621,55 @@ mod tests {
             hits > 100,
             "too few hits ({hits}) for the comparison to mean much"
         );
+    }
+
+    /// A text past `FULL_SET_MIN_BYTES` takes the full-automaton path: same detectors, same
+    /// first trigger and match as the gated path and as running each trigger in order.
+    #[test]
+    fn large_texts_hit_what_small_ones_hit() {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let mut all = detectors.select(Event::Stop, &[]).unwrap();
+        all.extend(detectors.select(Event::PreTool, &[]).unwrap());
+        let set = TriggerSet::new(&all).unwrap();
+        let texts = corpus_texts();
+        let mut big = String::new();
+        let filler = "A plain sentence that no trigger cares about, repeated. ";
+        while big.len() < FULL_SET_MIN_BYTES {
+            big.push_str(filler);
+        }
+        let hitting = texts.iter().filter(|t| !set.hits(t).unwrap().is_empty());
+        let missing = texts.iter().filter(|t| set.hits(t).unwrap().is_empty());
+        for text in hitting.step_by(60).chain(missing.take(1)) {
+            let large = format!("{big}{text}");
+            let expected: Vec<TriggerHit> = all
+                .iter()
+                .enumerate()
+                .filter_map(|(d, detector)| {
+                    (0..detector.triggers.len()).find_map(|t| {
+                        detector
+                            .trigger(t)
+                            .unwrap()
+                            .find(&large)
+                            .map(|m| TriggerHit {
+                                detector: d,
+                                trigger: t,
+                                start: m.start(),
+                                end: m.end(),
+                            })
+                    })
+                })
+                .collect();
+            assert_eq!(set.hits(&large).unwrap(), expected, "{text}");
+            let shifted: Vec<(usize, usize)> = set
+                .hits(text)
+                .unwrap()
+                .iter()
+                .map(|h| (h.detector, h.trigger))
+                .collect();
+            let large_hits: Vec<(usize, usize)> =
+                expected.iter().map(|h| (h.detector, h.trigger)).collect();
+            assert_eq!(shifted, large_hits, "{text}");
+        }
     }
 
     /// Each trigger's gate is sound on its own: wherever the trigger matches, one of its gate
