@@ -18,7 +18,15 @@ use agentguard::detectors::{Detectors, Event};
 use agentguard::pipeline::Pipeline;
 use agentguard::redact::Redactor;
 
-const BIN: &str = env!("CARGO_BIN_EXE_agentguard");
+/// The `cargo build --release` binary of this bench (dynamically linked on Linux).
+const CARGO_BIN: &str = env!("CARGO_BIN_EXE_agentguard");
+
+/// The binary whose hooks are measured: the one users install, built by
+/// `scripts/build-release.sh` (benches/run.sh passes it in `AGENTGUARD_BENCH_BIN`), else the
+/// bench's own.
+fn bin() -> String {
+    std::env::var("AGENTGUARD_BENCH_BIN").unwrap_or_else(|_| CARGO_BIN.to_string())
+}
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The innocent last turn of every generated transcript.
@@ -50,6 +58,12 @@ fn main() {
     let compound = compound_command(2000);
     let pre_typical = env.hook("pre-tool", &env.pre_tool_payload(typical), None);
     let pre_compound = env.hook("pre-tool", &env.pre_tool_payload(&compound), None);
+    let stop_tiny_cargo = env.hook_with(
+        CARGO_BIN,
+        "stop",
+        &env.stop_payload(&tiny, LAST_ANSWER),
+        None,
+    );
     let truth = Case::new("/bin/true", &[], None);
     let fast = measure(
         &[
@@ -59,6 +73,7 @@ fn main() {
             &stop_100,
             &pre_typical,
             &pre_compound,
+            &stop_tiny_cargo,
         ],
         rounds,
     );
@@ -72,6 +87,13 @@ fn main() {
         ("hook pre-tool, 2,000-char compound command", &fast[5]),
     ] {
         rows.push(Row::process(label, samples, Some(("/bin/true", t_true))));
+    }
+    if bin() != CARGO_BIN {
+        rows.push(Row::process(
+            "  hook stop, tiny, plain `cargo build --release` binary",
+            &fast[6],
+            Some(("/bin/true", t_true)),
+        ));
     }
 
     // --- The seed's bash + jq + grep Layer 1 ----------------------------------------------
@@ -350,7 +372,12 @@ impl BenchEnv {
 
     /// An `agentguard hook EVENT` call with `payload` on stdin and an optional config file.
     fn hook(&self, event: &str, payload: &Path, config: Option<&Path>) -> Case {
-        let mut case = Case::new(BIN, &["hook", event], Some(payload.to_path_buf()));
+        self.hook_with(&bin(), event, payload, config)
+    }
+
+    /// The same with another binary.
+    fn hook_with(&self, binary: &str, event: &str, payload: &Path, config: Option<&Path>) -> Case {
+        let mut case = Case::new(binary, &["hook", event], Some(payload.to_path_buf()));
         case.env
             .push(("HOME".into(), self.home.path().display().to_string()));
         if let Some(config) = config {
@@ -535,7 +562,7 @@ fn redact_stream_row(env: &BenchEnv, bytes: u64) -> Row {
     let mut child = Command::new("/usr/bin/time")
         .args(["-f", "%M", "-o"])
         .arg(rss_file.path())
-        .args([BIN, "redact"])
+        .args([bin().as_str(), "redact"])
         .env_clear()
         .env("HOME", env.home.path())
         .stdin(Stdio::piped())

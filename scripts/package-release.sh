@@ -6,7 +6,8 @@
 #
 #   scripts/package-release.sh [--binary PATH] [--target TRIPLE] [--out DIR]
 #
-# Without --binary it runs `cargo build --release --locked [--target TRIPLE]`.
+# Without --binary it builds with scripts/build-release.sh (`cargo build --release --locked
+# --target TRIPLE`, a static PIE for Linux/glibc targets).
 set -eu
 
 die() { printf 'package-release.sh: error: %s\n' "$*" >&2; exit 2; }
@@ -31,8 +32,7 @@ if [ -z "$target" ]; then
     [ -n "$target" ] || die "cannot read the host target from rustc -vV; pass --target"
 fi
 if [ -z "$binary" ]; then
-    (cd "$root" && cargo build --release --locked --target "$target")
-    binary="${CARGO_TARGET_DIR:-$root/target}/$target/release/agentguard"
+    binary=$(sh "$root/scripts/build-release.sh" "$target")
 fi
 [ -x "$binary" ] || die "$binary is not an executable file"
 
