@@ -144,22 +144,31 @@ fn from_a_checkout_installs_binary_and_hooks_and_a_second_run_changes_nothing() 
     );
 }
 
-#[test]
-fn without_a_prebuilt_binary_it_builds_with_cargo_release_locked() {
-    let mut env = Env::new();
+const HOST: &str = "x86_64-unknown-linux-gnu";
+
+/// Stand-ins for the build: `rustc -vV` names the host; `cargo` records its arguments and
+/// RUSTFLAGS and "builds" by copying the real binary; `cc -print-file-name=libc.a` answers
+/// `libc_a` (a bare name is cc's answer when the library is not installed).
+fn stand_in_toolchain(env: &mut Env, libc_a: &str) {
     let target_dir = env.dir.path().join("cargo-target");
     env.set("CARGO_TARGET_DIR", target_dir.display().to_string());
-    // A stand-in cargo that records its arguments and "builds" by copying the real binary.
+    env.script(
+        "rustc",
+        &format!("#!/bin/sh\necho 'rustc 1.95.0'\necho 'host: {HOST}'\n"),
+    );
+    env.script("cc", &format!("#!/bin/sh\necho '{libc_a}'\n"));
     env.script(
         "cargo",
         &format!(
-            "#!/bin/sh\necho \"$PWD $*\" > \"$HOME/cargo-calls\"\n\
-             mkdir -p \"$CARGO_TARGET_DIR/release\"\ncp '{}' \"$CARGO_TARGET_DIR/release/agentguard\"\n",
+            "#!/bin/sh\necho \"$PWD $* RUSTFLAGS=$RUSTFLAGS\" > \"$HOME/cargo-calls\"\n\
+             mkdir -p \"$CARGO_TARGET_DIR/{HOST}/release\"\n\
+             cp '{}' \"$CARGO_TARGET_DIR/{HOST}/release/agentguard\"\n",
             built_binary()
         ),
     );
+}
 
-    let output = run_install_sh(&env, &["--no-hooks"]);
+fn assert_installed_build(env: &Env, output: &Output, rustflags: &str) {
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -169,12 +178,44 @@ fn without_a_prebuilt_binary_it_builds_with_cargo_release_locked() {
     let calls = std::fs::read_to_string(env.home().join("cargo-calls")).unwrap();
     assert_eq!(
         calls.trim(),
-        format!("{} build --release --locked", env!("CARGO_MANIFEST_DIR"))
+        format!(
+            "{} build --release --locked --target {HOST} RUSTFLAGS={rustflags}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+        .trim()
     );
-    let dest = install_dir(&env).join("agentguard");
+    let dest = install_dir(env).join("agentguard");
     assert_eq!(
         std::fs::read(dest).unwrap(),
         std::fs::read(built_binary()).unwrap()
+    );
+}
+
+#[test]
+fn without_a_prebuilt_binary_it_builds_a_static_pie_with_cargo_release_locked() {
+    let mut env = Env::new();
+    let libc_a = env.dir.path().join("libc.a");
+    std::fs::write(&libc_a, "").unwrap();
+    stand_in_toolchain(&mut env, &libc_a.display().to_string());
+    let output = run_install_sh(&env, &["--no-hooks"]);
+    assert_installed_build(&env, &output, " -C target-feature=+crt-static");
+    assert!(
+        text(&output.stderr).contains("static PIE"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn without_static_glibc_it_builds_dynamically_and_says_how_to_get_the_fast_build() {
+    let mut env = Env::new();
+    stand_in_toolchain(&mut env, "libc.a");
+    let output = run_install_sh(&env, &["--no-hooks"]);
+    assert_installed_build(&env, &output, "");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("libc.a") && stderr.contains("glibc-static"),
+        "{stderr}"
     );
 }
 
