@@ -172,6 +172,42 @@ impl LiteralIndex {
         self.find_iter(text).next().is_some()
     }
 
+    /// The first position from `from` on where a literal may start (its first bytes are in
+    /// the tables), None past the end. This loop is the whole cost on a text without literals.
+    #[inline]
+    fn next_possible(&self, text: &[u8], from: usize) -> Option<usize> {
+        if self.has_singles || self.has_pairs {
+            return (from..text.len()).find(|&at| self.possible_at(text, at));
+        }
+        // Three-byte keys only (the redaction keywords): one hash and one bit test per byte.
+        let mut at = from;
+        while at + 2 < text.len() {
+            if self
+                .triples
+                .contains(triple_key(text[at], text[at + 1], text[at + 2]))
+            {
+                return Some(at);
+            }
+            at += 1;
+        }
+        None
+    }
+
+    fn possible_at(&self, text: &[u8], at: usize) -> bool {
+        let a = text[at];
+        if self.has_singles && self.singles[usize::from(LOWER[usize::from(a)])] {
+            return true;
+        }
+        let Some(&b) = text.get(at + 1) else {
+            return false;
+        };
+        if self.has_pairs && self.pairs.contains(pair_key(a, b)) {
+            return true;
+        }
+        text.get(at + 2)
+            .is_some_and(|&c| self.triples.contains(triple_key(a, b, c)))
+    }
+
     /// Pushes the literals that occur at `at` onto `found`.
     #[inline]
     fn collect_at(&self, text: &[u8], at: usize, found: &mut Vec<usize>) {
@@ -272,11 +308,8 @@ impl Iterator for Matches<'_> {
                 self.found_taken += 1;
                 return Some((literal, self.found_at));
             }
-            if self.next_start >= self.text.len() {
-                return None;
-            }
-            let at = self.next_start;
-            self.next_start += 1;
+            let at = self.index.next_possible(self.text, self.next_start)?;
+            self.next_start = at + 1;
             self.found.clear();
             self.found_taken = 0;
             self.found_at = at;

@@ -565,6 +565,9 @@ const NOT_SECRETS: &[&str] = &[
     "request id {uuid} failed",
     "session_id: {uuid}",
     "max_tokens: 4096",
+    // Paths of a language with `::`: the first colon is not an assignment.
+    "I added a test that reproduces it (`tokenizer::quoted_at_eof`)",
+    "see secrets::rotation_schedule_v2 and PasswordHasher::hash_password_argon",
     "token_count = 123456789",
     "let token = self.next_token();",
     "password_file = /etc/app/password.txt",
