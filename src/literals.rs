@@ -77,13 +77,22 @@ fn pair_key(a: u8, b: u8) -> u16 {
 }
 
 /// Three bytes hashed to 16 bits (literals of three bytes or more are keyed by their first
-/// three; a collision only costs an exact check).
+/// three; a collision only costs an exact check). `| 0x20` folds ASCII case (and a few
+/// punctuation pairs, which costs only checks), so the key is computed from one 32-bit load.
 #[inline]
 fn triple_key(a: u8, b: u8, c: u8) -> u16 {
-    let packed = u32::from(LOWER[usize::from(a)])
-        | u32::from(LOWER[usize::from(b)]) << 8
-        | u32::from(LOWER[usize::from(c)]) << 16;
-    (packed.wrapping_mul(0x9E37_79B1) >> 16) as u16
+    hash_triple(u32::from_le_bytes([a, b, c, 0]))
+}
+
+#[inline]
+fn hash_triple(packed: u32) -> u16 {
+    ((packed & 0x00FF_FFFF | 0x0020_2020).wrapping_mul(0x9E37_79B1) >> 16) as u16
+}
+
+/// Two bytes, ASCII case folded the same way.
+#[inline]
+fn folded_pair(a: u8, b: u8) -> u16 {
+    u16::from_le_bytes([a, b]) | 0x2020
 }
 
 #[inline]
@@ -103,6 +112,8 @@ pub struct LiteralIndex {
     pairs: BitSet,
     /// Hashed first three bytes of longer literals.
     triples: BitSet,
+    /// Their first two bytes, case-folded by `| 0x2020`: a cheaper test done first.
+    triple_prefixes: BitSet,
     /// Tagged key << 32 | literal index, sorted: the literals to check where a key is present.
     /// The tag (key bits 16..) tells the key kinds apart: 1 single, 2 pair, 3 triple.
     candidates: Vec<u64>,
@@ -115,6 +126,7 @@ impl LiteralIndex {
         let mut singles = [false; 256];
         let mut pairs = BitSet::new();
         let mut triples = BitSet::new();
+        let mut triple_prefixes = BitSet::new();
         let mut candidates = Vec::with_capacity(needles.len());
         for (index, needle) in needles.iter().enumerate() {
             let tagged = match needle.bytes[..] {
@@ -132,6 +144,7 @@ impl LiteralIndex {
                 [a, b, c, ..] => {
                     let key = triple_key(a, b, c);
                     triples.insert(key);
+                    triple_prefixes.insert(folded_pair(a, b));
                     3 << 16 | u64::from(key)
                 }
             };
@@ -145,6 +158,7 @@ impl LiteralIndex {
             singles,
             pairs,
             triples,
+            triple_prefixes,
             candidates,
         }
     }
@@ -168,7 +182,8 @@ impl LiteralIndex {
     }
 
     /// Whether any literal occurs in `text`.
-    pub fn any_match(&self, text: &[u8]) -> bool {
+    #[cfg(test)]
+    pub(crate) fn any_match(&self, text: &[u8]) -> bool {
         self.find_iter(text).next().is_some()
     }
 
@@ -179,18 +194,17 @@ impl LiteralIndex {
         if self.has_singles || self.has_pairs {
             return (from..text.len()).find(|&at| self.possible_at(text, at));
         }
-        // Three-byte keys only (the redaction keywords): one hash and one bit test per byte.
-        let mut at = from;
-        while at + 2 < text.len() {
-            if self
-                .triples
-                .contains(triple_key(text[at], text[at + 1], text[at + 2]))
-            {
-                return Some(at);
-            }
-            at += 1;
-        }
-        None
+        // Three-byte keys only (the redaction keywords): a two-byte bit test per byte, the
+        // three-byte hash only where it passes.
+        let rest = text.get(from..)?;
+        let hit = rest.windows(3).position(|window| {
+            self.triple_prefixes
+                .contains(folded_pair(window[0], window[1]))
+                && self
+                    .triples
+                    .contains(triple_key(window[0], window[1], window[2]))
+        });
+        hit.map(|offset| from + offset)
     }
 
     fn possible_at(&self, text: &[u8], at: usize) -> bool {

@@ -83,6 +83,9 @@ pub struct Detector {
     pub rules: Vec<(String, Vec<String>)>,
     /// The gate of each trigger (None: no gate, always run it); Err names an invalid trigger.
     gates: std::result::Result<Vec<Gate>, String>,
+    /// A user wrote some of the patterns (a new detector, or overridden triggers, skips or
+    /// rules): `Detectors::check_patterns` compiles them.
+    user_patterns: bool,
     trigger_regexes: Vec<OnceLock<std::result::Result<Regex, String>>>,
     compiled: OnceLock<std::result::Result<Compiled, String>>,
 }
@@ -144,6 +147,7 @@ impl Detector {
             feedback: reflow(&spec.feedback.ok_or_else(|| missing("feedback"))?),
             rules,
             gates,
+            user_patterns: true,
             trigger_regexes,
             compiled: OnceLock::new(),
             name,
@@ -237,17 +241,30 @@ pub struct Detectors {
 
 impl Detectors {
     pub fn load(config: &Config) -> Result<Detectors> {
-        let mut specs = builtin_specs();
+        // Each spec with whether a user wrote any of its patterns.
+        let mut specs: Vec<(DetectorSpec, bool)> = builtin_specs()
+            .into_iter()
+            .map(|spec| (spec, false))
+            .collect();
         for entry in &config.detectors {
-            match specs.iter_mut().find(|s| s.name == entry.name) {
-                Some(existing) => existing.override_with(entry),
-                None => specs.push(entry.clone()),
+            match specs.iter_mut().find(|(s, _)| s.name == entry.name) {
+                Some((existing, user_patterns)) => {
+                    existing.override_with(entry);
+                    *user_patterns |=
+                        entry.triggers.is_some() || entry.skips.is_some() || entry.rules.is_some();
+                }
+                None => specs.push((entry.clone(), true)),
             }
         }
         let list = specs
             .into_iter()
-            .filter(|spec| spec.enabled != Some(false))
-            .map(Detector::from_spec)
+            .filter(|(spec, _)| spec.enabled != Some(false))
+            .map(|(spec, user_patterns)| {
+                Detector::from_spec(spec).map(|detector| Detector {
+                    user_patterns,
+                    ..detector
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(Detectors { list })
     }
@@ -281,9 +298,11 @@ impl Detectors {
             .collect()
     }
 
-    /// Compiles every pattern of every detector, reporting the first error.
+    /// Compiles every pattern a user wrote, reporting the first error. The built-in patterns
+    /// are compiled by the unit tests (and parsed by build.rs): compiling them all again would
+    /// cost every `judge` call a fifth of a second.
     pub fn check_patterns(&self) -> Result<()> {
-        for detector in &self.list {
+        for detector in self.list.iter().filter(|d| d.user_patterns) {
             detector.triggers_compiled().map_err(Error::config)?;
             detector.compiled().map_err(Error::config)?;
         }
@@ -481,7 +500,10 @@ mod tests {
                 "destructive"
             ]
         );
-        detectors.check_patterns().unwrap();
+        for detector in &detectors.list {
+            detector.triggers_compiled().unwrap();
+            detector.compiled().unwrap();
+        }
         let stop = detectors.select(Event::Stop, &[]).unwrap();
         assert_eq!(stop.len(), 5);
         TriggerSet::new(&stop).unwrap();
