@@ -3,7 +3,8 @@
 //! - `builtin_detectors.rs`: the built-in detectors as `DetectorSpec` values, and the literal
 //!   gate of every built-in trigger (see `src/gate.rs`);
 //! - `builtin_redaction.rs`: the built-in redaction rule table as a `RulesFile` value;
-//! - `default-config-data.toml`: the default config without its comments (cheaper to parse).
+//! - `default-config-data.toml`: the default config without its comments (cheaper to parse),
+//!   and `default-config.json`, the same as JSON (cheaper still, for the defaults alone).
 //!
 //! The schemas are the crate's own (`src/detectors/spec.rs`, `src/redact/spec.rs`), included
 //! here, so an asset that the crate would reject fails the build with the file and the reason.
@@ -45,10 +46,20 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     write(&out.join("builtin_detectors.rs"), &detectors());
     write(&out.join("builtin_redaction.rs"), &redaction());
+    let default_config = read("assets/default-config.toml");
     write(
         &out.join("default-config-data.toml"),
-        &uncommented(&read("assets/default-config.toml")),
+        &uncommented(&default_config),
     );
+    write(&out.join("default-config.json"), &as_json(&default_config));
+}
+
+/// The default config as JSON: what a hook deserializes when no config file or override
+/// applies (no TOML parse at all).
+fn as_json(toml: &str) -> String {
+    let value: serde_json::Value = toml_edit::de::from_str(toml)
+        .unwrap_or_else(|err| panic!("assets/default-config.toml: {err}"));
+    value.to_string()
 }
 
 /// The default config without its comment lines: what a hook parses on every call (the
@@ -126,7 +137,11 @@ fn detector(spec: &DetectorSpec) -> String {
         option(fields.as_deref().map(strings)),
         option(block_when.as_deref().map(owned)),
         option(prompt.as_deref().map(owned)),
-        option(feedback.as_deref().map(owned)),
+        option(
+            feedback
+                .as_deref()
+                .map(|text| owned(&detector_spec::reflow(text)))
+        ),
         option(rules.as_ref().map(rule_map)),
     )
 }

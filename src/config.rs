@@ -15,9 +15,11 @@ use crate::paths;
 /// The commented default config, also written by `agentguard config init`.
 pub const DEFAULT_CONFIG: &str = include_str!("../assets/default-config.toml");
 
-/// The same without comments (build.rs strips them): what is parsed on every hook call.
+/// The same without comments (build.rs strips them): the defaults layer under config files.
 const DEFAULT_CONFIG_DATA: &str =
     include_str!(concat!(env!("OUT_DIR"), "/default-config-data.toml"));
+/// The same as JSON (build.rs): the whole config when no file or override applies.
+const DEFAULT_CONFIG_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/default-config.json"));
 
 /// The effective configuration. Every struct is `#[serde(default)]` so a single layer (a user
 /// file that sets one key) can be checked on its own against this schema; the values of
@@ -156,10 +158,9 @@ fn find_project_config(start: &Path) -> Option<PathBuf> {
 }
 
 impl Config {
-    /// The defaults alone.
+    /// The defaults alone (a unit test holds them equal to the TOML layer and valid).
     pub fn defaults() -> Config {
-        Self::from_layers(&[(Source::Defaults, DEFAULT_CONFIG_DATA.to_string())])
-            .expect("the embedded default config is valid")
+        serde_json::from_str(DEFAULT_CONFIG_JSON).expect("the embedded default config is valid")
     }
 
     /// Loads every layer that applies from `project_dir` (see the module docs).
@@ -182,6 +183,9 @@ impl Config {
                 Source::Env("AGENTGUARD_BACKEND"),
                 format!("[judge]\nbackend = {value}\n"),
             ));
+        }
+        if layers.len() == 1 {
+            return Ok(Self::defaults());
         }
         Self::from_layers(&layers)
     }
@@ -333,10 +337,14 @@ mod tests {
     }
 
     #[test]
-    fn uncommented_defaults_are_the_defaults() {
+    fn uncommented_and_json_defaults_are_the_defaults() {
         let commented =
             Config::from_layers(&[(Source::Defaults, DEFAULT_CONFIG.to_string())]).unwrap();
+        let uncommented =
+            Config::from_layers(&[(Source::Defaults, DEFAULT_CONFIG_DATA.to_string())]).unwrap();
         assert_eq!(Config::defaults().to_toml(), commented.to_toml());
+        assert_eq!(uncommented.to_toml(), commented.to_toml());
+        Config::defaults().validate().unwrap();
         assert!(DEFAULT_CONFIG_DATA.len() < DEFAULT_CONFIG.len() / 2);
     }
 

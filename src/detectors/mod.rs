@@ -144,7 +144,7 @@ impl Detector {
             block_when,
             formula,
             prompt: spec.prompt.ok_or_else(|| missing("prompt"))?,
-            feedback: reflow(&spec.feedback.ok_or_else(|| missing("feedback"))?),
+            feedback: spec::reflowed(spec.feedback.ok_or_else(|| missing("feedback"))?),
             rules,
             gates,
             user_patterns: true,
@@ -221,16 +221,6 @@ impl Detector {
             "additionalProperties": false,
         })
     }
-}
-
-/// Joins the lines of each paragraph: feedback is wrapped for reading in TOML, but the agent
-/// and the user should get whole sentences.
-fn reflow(text: &str) -> String {
-    text.trim()
-        .split("\n\n")
-        .map(|paragraph| paragraph.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect::<Vec<_>>()
-        .join("\n\n")
 }
 
 /// The enabled detectors, built-ins first, then user detectors in config order.

@@ -70,3 +70,49 @@ impl DetectorSpec {
         );
     }
 }
+
+/// Joins the lines of each paragraph: feedback is wrapped for reading in TOML, but the agent
+/// and the user should get whole sentences.
+pub fn reflow(text: &str) -> String {
+    text.trim()
+        .split("\n\n")
+        .map(|paragraph| paragraph.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// `text` reflowed, without the work when it already is (build.rs reflows the built-ins).
+pub fn reflowed(text: String) -> String {
+    let paragraph_is_flowed = |paragraph: &str| {
+        !paragraph.starts_with(' ')
+            && !paragraph.ends_with(' ')
+            && !paragraph.contains("  ")
+            && !paragraph.chars().any(|c| c.is_whitespace() && c != ' ')
+    };
+    if text.trim() == text && text.split("\n\n").all(paragraph_is_flowed) {
+        text
+    } else {
+        reflow(&text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reflowed_is_reflow() {
+        for text in [
+            "One sentence.",
+            "Two lines\nof one paragraph.\n\nA second  paragraph. ",
+            "  leading",
+            "a\n\n\n\nb",
+            "a\n\n\nb",
+            "tab\there",
+            "already flowed.\n\nTwo paragraphs.",
+            "",
+        ] {
+            assert_eq!(reflowed(text.to_string()), reflow(text), "{text:?}");
+        }
+    }
+}
