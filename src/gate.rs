@@ -49,6 +49,54 @@ pub fn needles(pattern: &str) -> Result<Option<Vec<Vec<Needle>>>, String> {
     Ok((!clauses.is_empty()).then_some(clauses))
 }
 
+/// Strings (ASCII-lowercased) one of which every match of `pattern` starts with, or None when
+/// the analysis cannot tell (an unbounded or large part first, too many variants). `unicode`
+/// is the syntax mode the pattern is compiled in (the redaction rules compile without it).
+pub fn prefixes(pattern: &str, unicode: bool) -> Result<Option<Vec<Vec<u8>>>, String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(unicode)
+        .utf8(unicode)
+        .build()
+        .parse(pattern)
+        .map_err(|err| err.to_string())?;
+    Ok(prefix(&hir).map(|set| {
+        let mut strings: Vec<Vec<u8>> = set.into_iter().map(|needle| needle.bytes).collect();
+        strings.sort();
+        strings.dedup();
+        strings
+    }))
+}
+
+/// Every match of `hir` starts with one of these (each possibly a whole match).
+fn prefix(hir: &Hir) -> Option<Vec<Needle>> {
+    match hir.kind() {
+        HirKind::Capture(capture) => prefix(&capture.sub),
+        HirKind::Repetition(repetition) if repetition.min >= 1 => prefix(&repetition.sub),
+        HirKind::Alternation(branches) => {
+            let sets = branches.iter().map(prefix).collect::<Option<Vec<_>>>()?;
+            let union = sets.concat();
+            (union.len() <= MAX_EXACT).then_some(union)
+        }
+        HirKind::Concat(parts) => {
+            let mut run = vec![empty(false)];
+            for part in parts {
+                match analyze(part).exact {
+                    Some(exact) => match cross(&run, &exact) {
+                        Some(product) => run = product,
+                        // Too many variants: the strings so far are still prefixes.
+                        None => return Some(run),
+                    },
+                    None => {
+                        return Some(prefix(part).and_then(|p| cross(&run, &p)).unwrap_or(run));
+                    }
+                }
+            }
+            Some(run)
+        }
+        _ => analyze(hir).exact,
+    }
+}
+
 /// What is known about the strings a sub-expression matches.
 struct Facts {
     /// Every string it can match, when there are few.

@@ -16,7 +16,9 @@ use std::collections::BTreeMap;
 use std::io::{self, BufRead, Write};
 use std::sync::OnceLock;
 
-use regex::bytes::Match;
+use std::ops::Range;
+
+use regex_automata::{Anchored, Input};
 
 use crate::error::Result;
 use crate::literals::{Literal, LiteralIndex};
@@ -222,6 +224,10 @@ struct Scanner<'r> {
     open_block: Option<OpenBlock>,
     /// Rules triggered on the current line, deduplicated through `rule_seen`.
     triggered: Vec<u16>,
+    /// Every keyword occurrence on the current line: (rule, position in the text).
+    keyword_starts: Vec<(u16, usize)>,
+    /// Search rules whose matches start at a keyword only there (see `Rule::anchored`).
+    anchoring: bool,
     rule_seen: Vec<u64>,
     /// Buffers reused from line to line.
     candidates: Vec<Span>,
@@ -231,8 +237,14 @@ struct Scanner<'r> {
 
 impl<'r> Scanner<'r> {
     fn new(redactor: &'r Redactor) -> Self {
+        Scanner::with_anchoring(redactor, true)
+    }
+
+    fn with_anchoring(redactor: &'r Redactor, anchoring: bool) -> Self {
         Scanner {
             redactor,
+            keyword_starts: Vec::new(),
+            anchoring,
             counts: RedactionCounts::new(),
             open_block: None,
             triggered: Vec::new(),
@@ -287,9 +299,11 @@ impl<'r> Scanner<'r> {
                     line = Some((line_start, line_end));
                     self.line_number += 1;
                     self.triggered.clear();
+                    self.keyword_starts.clear();
                 }
             }
             for &rule in redactor.keyword_rules[keyword].iter() {
+                self.keyword_starts.push((rule, at));
                 let seen = &mut self.rule_seen[usize::from(rule)];
                 if *seen != self.line_number {
                     *seen = self.line_number;
@@ -318,7 +332,7 @@ impl<'r> Scanner<'r> {
     ) -> io::Result<bool> {
         let line = &text[line_start..line_end];
         let content = strip_line_ending(line);
-        self.find_spans(content);
+        self.find_spans(content, line_start);
         if self.spans.is_empty() {
             return Ok(false);
         }
@@ -406,16 +420,17 @@ impl<'r> Scanner<'r> {
 
     /// Fills `self.spans` with the accepted, non-overlapping matches of the triggered rules in
     /// one line, in order.
-    fn find_spans(&mut self, content: &[u8]) {
+    fn find_spans(&mut self, content: &[u8], line_start: usize) {
         let redactor = self.redactor;
         let candidates = &mut self.candidates;
         candidates.clear();
+        let keyword_starts = &self.keyword_starts;
         for &rule_index in &self.triggered {
             let rule = redactor.rule(rule_index);
             let first_of_rule = candidates.len();
-            let mut consider = |whole: Match, secret: Match| {
-                if redactor.accepts(rule, whole.as_bytes(), secret.as_bytes()) {
-                    let (start, end) = widen_to_characters(content, secret.start(), secret.end());
+            let mut consider = |whole: Range<usize>, secret: Range<usize>| {
+                if redactor.accepts(rule, &content[whole], &content[secret.clone()]) {
+                    let (start, end) = widen_to_characters(content, secret.start, secret.end);
                     candidates.push(Span {
                         start,
                         end,
@@ -424,23 +439,51 @@ impl<'r> Scanner<'r> {
                     });
                 }
             };
-            match rule.secret_group() {
-                // Without a secret group the cheaper match-only search suffices.
-                None => rule
-                    .regex
-                    .find_iter(content)
-                    .for_each(|whole| consider(whole, whole)),
-                // The capture engines are slower than the DFA behind `is_match`, and most
-                // triggered lines hold no match at all.
-                Some(group) if rule.regex.is_match(content) => {
-                    for captures in rule.regex.captures_iter(content) {
-                        if let (Some(whole), Some(secret)) = (captures.get(0), captures.get(group))
-                        {
-                            consider(whole, secret);
+            match (
+                rule.anchored().filter(|_| self.anchoring),
+                rule.secret_group(),
+            ) {
+                // Every match starts at one of this rule's keywords: search only there, in
+                // order, as `find_iter` would (the next search starts where a match ended).
+                (Some(anchored), _) => {
+                    let mut captures = anchored.regex.create_captures();
+                    let mut free_from = 0;
+                    for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                        let at = at - line_start;
+                        if at < free_from || at >= content.len() {
+                            continue;
+                        }
+                        let input = Input::new(content).range(at..).anchored(Anchored::Yes);
+                        anchored.regex.search_captures(&input, &mut captures);
+                        let Some(whole) = captures.get_match().filter(|m| !m.is_empty()) else {
+                            continue;
+                        };
+                        free_from = whole.end();
+                        let secret = match anchored.secret_group {
+                            Some(group) => captures.get_group(group),
+                            None => Some(whole.span()),
+                        };
+                        if let Some(secret) = secret {
+                            consider(whole.range(), secret.range());
                         }
                     }
                 }
-                Some(_) => {}
+                // Without a secret group the cheaper match-only search suffices.
+                (None, None) => rule
+                    .regex
+                    .find_iter(content)
+                    .for_each(|whole| consider(whole.range(), whole.range())),
+                // The capture engines are slower than the DFA behind `is_match`, and most
+                // triggered lines hold no match at all.
+                (None, Some(group)) if rule.regex.is_match(content) => {
+                    for captures in rule.regex.captures_iter(content) {
+                        if let (Some(whole), Some(secret)) = (captures.get(0), captures.get(group))
+                        {
+                            consider(whole.range(), secret.range());
+                        }
+                    }
+                }
+                (None, Some(_)) => {}
             }
             if let Some(block) = &rule.block {
                 // A block opens at a marker whose end is not on the same line (when it is, the

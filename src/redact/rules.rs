@@ -5,6 +5,8 @@ use aho_corasick::AhoCorasick;
 use std::sync::OnceLock;
 
 use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::util::syntax;
+use regex_automata::{PatternID, meta};
 
 use super::spec::{AllowSection, RuleSpec, RulesFile};
 use crate::error::{Error, Result};
@@ -61,9 +63,50 @@ pub(crate) struct Rule {
     pub reject_secret: Vec<LazyRegex>,
     pub reject_match: Vec<LazyRegex>,
     pub block: Option<Block>,
+    /// See [`Rule::anchored`].
+    pub anchored: OnceLock<Option<Anchored>>,
+}
+
+/// A rule's regex for searches anchored at a keyword.
+pub(crate) struct Anchored {
+    pub regex: meta::Regex,
+    pub secret_group: Option<usize>,
 }
 
 impl Rule {
+    /// When every match of the rule starts with one of its keywords (checked on the regex's
+    /// syntax, `gate::prefixes`), the rule need not scan a whole triggered line: a search
+    /// anchored at each keyword occurrence finds the same matches. None for other rules and
+    /// for multi-line blocks.
+    pub fn anchored(&self) -> Option<&Anchored> {
+        self.anchored
+            .get_or_init(|| {
+                if self.block.is_some() {
+                    return None;
+                }
+                let prefixes = crate::gate::prefixes(&self.regex.pattern, false).ok()??;
+                let starts_with_a_keyword = prefixes.iter().all(|prefix| {
+                    self.keywords
+                        .iter()
+                        .any(|keyword| prefix.starts_with(keyword.as_bytes()))
+                });
+                if !starts_with_a_keyword {
+                    return None;
+                }
+                let regex = meta::Builder::new()
+                    .syntax(syntax::Config::new().unicode(false).utf8(false))
+                    .configure(meta::Config::new().utf8_empty(false))
+                    .build(&self.regex.pattern)
+                    .ok()?;
+                let secret_group = regex.group_info().to_index(PatternID::ZERO, "secret");
+                Some(Anchored {
+                    regex,
+                    secret_group,
+                })
+            })
+            .as_ref()
+    }
+
     /// Index of the `secret` capture group, if the regex has one.
     pub fn secret_group(&self) -> Option<usize> {
         self.regex
@@ -211,6 +254,7 @@ fn compile(
         reject_secret,
         reject_match,
         block,
+        anchored: OnceLock::new(),
         id,
     })
 }

@@ -1133,3 +1133,53 @@ fn second_pass_adds_only_generic_secrets() {
         second.counts
     );
 }
+
+fn scan_with(text: &str, anchoring: bool) -> (Vec<u8>, RedactionCounts) {
+    let mut scanner = Scanner::with_anchoring(redactor(), anchoring);
+    let mut output = Vec::new();
+    scanner.process(text.as_bytes(), &mut output).unwrap();
+    scanner.finish(&mut output).unwrap();
+    (output, scanner.counts)
+}
+
+#[test]
+fn searches_anchored_at_keywords_find_what_line_scans_find() {
+    let mut texts: Vec<String> = CASES
+        .iter()
+        .enumerate()
+        .map(|(index, (kind, positive, _))| expand(positive, kind, index as u64).0)
+        .collect();
+    texts.extend(
+        NOT_SECRETS
+            .iter()
+            .enumerate()
+            .map(|(index, template)| expand(template, "none", 1000 + index as u64).0),
+    );
+    // Several secrets and near-misses on one line, in both orders.
+    texts.push(texts.join(" "));
+    texts.push(texts.iter().rev().cloned().collect::<Vec<_>>().join(" ; "));
+    texts.push(texts.join("\n"));
+    let mut redacted = 0;
+    for text in &texts {
+        let scanned = scan_with(text, false);
+        redacted += scanned.1.values().sum::<u64>();
+        assert_eq!(scan_with(text, true), scanned, "{text}");
+    }
+    assert!(redacted > 300, "only {redacted} redactions compared");
+    let table = redactor().table();
+    let anchored = table
+        .rules
+        .iter()
+        .filter(|r| r.anchored().is_some())
+        .count();
+    let generic = table
+        .rules
+        .iter()
+        .find(|r| r.id == "generic-secret")
+        .unwrap();
+    assert!(generic.anchored().is_some());
+    assert!(
+        anchored * 2 > table.rules.len(),
+        "only {anchored} anchored rules"
+    );
+}
