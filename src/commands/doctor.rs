@@ -310,7 +310,28 @@ fn settings_checks(
     ];
     let program = |prog: &str| resolve_program(prog, cwd, exe);
     let mut installed = BTreeMap::new();
+    // Run from the home directory, a project scope reads the user scope's own files: report
+    // them once.
+    let mut seen: Vec<(PathBuf, &str)> = Vec::new();
     for (id, label, host, install_args, files) in &scopes {
+        let keys: Vec<PathBuf> = files.iter().map(|file| same_file_key(&file.path)).collect();
+        let earlier = keys
+            .iter()
+            .map(|key| seen.iter().find(|(path, _)| path == key).map(|(_, l)| *l))
+            .collect::<Option<Vec<_>>>()
+            .and_then(|labels| labels.first().copied());
+        if let Some(earlier) = earlier {
+            checks.push(Check::ok(
+                id,
+                format!(
+                    "{label}: the same file as the {earlier} (the current directory is your \
+                     home directory)"
+                ),
+            ));
+            installed.insert(id.to_string(), BTreeSet::new());
+            continue;
+        }
+        seen.extend(keys.into_iter().map(|key| (key, *label)));
         let hooks_off = files.iter().find_map(|file| {
             let text = file.text.as_ref()?.as_ref().ok()?;
             doctor::hooks_off(host, file.format, &file.path, text)
@@ -328,6 +349,17 @@ fn settings_checks(
         installed.insert(id.to_string(), events);
     }
     installed
+}
+
+/// A path that is equal for two names of one file (symlinks, `.`), existing or not.
+fn same_file_key(path: &Path) -> PathBuf {
+    if let Ok(canonical) = path.canonicalize() {
+        return canonical;
+    }
+    match (path.parent().map(Path::canonicalize), path.file_name()) {
+        (Some(Ok(parent)), Some(name)) => parent.join(name),
+        _ => path.to_path_buf(),
+    }
 }
 
 fn dir_from_env(var: &str) -> Option<PathBuf> {

@@ -528,3 +528,30 @@ fn with_the_log_off_hook_activity_is_unknown_and_said_once() {
         assert!(message(&report, id).contains("not known"), "{id}");
     }
 }
+
+#[test]
+fn run_from_the_home_directory_each_settings_file_is_reported_once() {
+    let env = Env::new();
+    env.write_config(RULES);
+    // A broken user settings file: one failure, not one per scope that reads the file.
+    env.write("home/.claude/settings.json", "{\n  \"hooks\": \n");
+    let output = env
+        .cmd()
+        .current_dir(env.home())
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let report = stdout_json(&output);
+    assert_eq!(status(&report, "settings.claude.user"), "fail");
+    assert_eq!(status(&report, "settings.claude.project"), "ok");
+    let project = message(&report, "settings.claude.project");
+    assert!(
+        project.contains("the same file as the Claude Code user settings"),
+        "{project}"
+    );
+    // The local scope has no user counterpart: checked as usual.
+    assert!(
+        !message(&report, "settings.claude.local").contains("same file"),
+        "{report:#}"
+    );
+}
