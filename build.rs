@@ -202,19 +202,7 @@ fn redaction() -> String {
             )
         })
         .collect();
-    // The keyword prefilter as `Redactor::from_table` builds it: keywords lowercased, each
-    // once, in order of first use, with the rules each one triggers.
-    let mut keywords: Vec<(String, Vec<usize>)> = Vec::new();
-    for (index, rule) in file.rule.iter().enumerate() {
-        for keyword in &rule.keywords {
-            let keyword = keyword.to_ascii_lowercase();
-            match keywords.iter_mut().find(|(k, _)| *k == keyword) {
-                Some((_, rules)) if !rules.contains(&index) => rules.push(index),
-                Some(_) => {}
-                None => keywords.push((keyword, vec![index])),
-            }
-        }
-    }
+    let keywords = redact_spec::keyword_table(file.rule.iter().map(|r| r.keywords.as_slice()));
     let keywords: Vec<String> = keywords
         .iter()
         .map(|(keyword, rules)| format!("    ({}, &{rules:?}),\n", string(keyword)))

@@ -98,7 +98,8 @@ pub struct Compiled {
 }
 
 impl Detector {
-    fn from_spec(spec: DetectorSpec) -> Result<Detector> {
+    /// `user_patterns`: a user wrote some of the patterns (see `Detectors::check_patterns`).
+    fn from_spec(spec: DetectorSpec, user_patterns: bool) -> Result<Detector> {
         let name = spec.name.clone();
         let missing = |key: &str| {
             Error::config(format!("detector `{name}`: missing `{key}`"))
@@ -147,7 +148,7 @@ impl Detector {
             feedback: spec::reflowed(spec.feedback.ok_or_else(|| missing("feedback"))?),
             rules,
             gates,
-            user_patterns: true,
+            user_patterns,
             trigger_regexes,
             compiled: OnceLock::new(),
             name,
@@ -249,12 +250,7 @@ impl Detectors {
         let list = specs
             .into_iter()
             .filter(|(spec, _)| spec.enabled != Some(false))
-            .map(|(spec, user_patterns)| {
-                Detector::from_spec(spec).map(|detector| Detector {
-                    user_patterns,
-                    ..detector
-                })
-            })
+            .map(|(spec, user_patterns)| Detector::from_spec(spec, user_patterns))
             .collect::<Result<Vec<_>>>()?;
         Ok(Detectors { list })
     }
@@ -409,6 +405,11 @@ impl<'d> TriggerSet<'d> {
             })
             .as_ref()
             .map_err(|err| Error::config(err.clone()))
+    }
+
+    /// The detectors given to `new`, in that order.
+    pub fn detectors(&self) -> &[&'d Detector] {
+        &self.detectors
     }
 
     /// For each detector with at least one trigger match, in order: its first matching trigger.

@@ -204,26 +204,23 @@ impl Default for Window {
 /// The selected detectors with their Layer 1 automaton, built once and used for any number
 /// of texts (a hook judges one; `judge --eval` and `logs replay` judge many).
 pub struct Pipeline<'a> {
-    detectors: Vec<&'a Detector>,
     triggers: TriggerSet<'a>,
 }
 
 impl<'a> Pipeline<'a> {
     pub fn new(detectors: Vec<&'a Detector>) -> Result<Pipeline<'a>> {
-        let triggers = TriggerSet::new(&detectors)?;
         Ok(Pipeline {
-            detectors,
-            triggers,
+            triggers: TriggerSet::new(&detectors)?,
         })
     }
 
     pub fn detectors(&self) -> &[&'a Detector] {
-        &self.detectors
+        self.triggers.detectors()
     }
 
     /// Layer 1 alone: one outcome per detector (miss, hit or skip).
     pub fn layer1(&self, text: &str) -> Result<Vec<Layer1>> {
-        layer1(&self.detectors, &self.triggers, text)
+        layer1(&self.triggers, text)
     }
 
     /// The whole pipeline on `text`. The backend is only built when Layer 1 hits (most stops
@@ -235,18 +232,12 @@ impl<'a> Pipeline<'a> {
         backend: impl FnOnce() -> Result<Box<dyn Backend>>,
         timeout: Duration,
     ) -> Result<Judgement> {
-        judge(
-            &self.detectors,
-            &self.triggers,
-            text,
-            window,
-            backend,
-            timeout,
-        )
+        judge(&self.triggers, text, window, backend, timeout)
     }
 }
 
-fn layer1(detectors: &[&Detector], set: &TriggerSet, text: &str) -> Result<Vec<Layer1>> {
+fn layer1(set: &TriggerSet, text: &str) -> Result<Vec<Layer1>> {
+    let detectors = set.detectors();
     let mut results = vec![Layer1::Miss; detectors.len()];
     for hit in set.hits(text)? {
         let detector = detectors[hit.detector];
@@ -266,7 +257,6 @@ fn layer1(detectors: &[&Detector], set: &TriggerSet, text: &str) -> Result<Vec<L
 }
 
 fn judge(
-    detectors: &[&Detector],
     set: &TriggerSet,
     text: &str,
     window: Window,
@@ -274,7 +264,8 @@ fn judge(
     timeout: Duration,
 ) -> Result<Judgement> {
     let deadline = Instant::now() + timeout;
-    let layer1 = layer1(detectors, set, text)?;
+    let detectors = set.detectors();
+    let layer1 = layer1(set, text)?;
     if !layer1.iter().any(|l| matches!(l, Layer1::Hit { .. })) {
         let outcomes = detectors
             .iter()

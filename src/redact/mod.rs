@@ -94,24 +94,10 @@ impl Redactor {
     }
 
     fn from_table(table: RuleTable) -> Redactor {
-        let mut keywords: Vec<String> = Vec::new();
-        let mut keyword_rules: Vec<Vec<u16>> = Vec::new();
-        for (index, rule) in table.rules.iter().enumerate() {
-            // `parse` caps the number of rules at u16::MAX.
-            let index = u16::try_from(index).unwrap_or(u16::MAX);
-            for keyword in &rule.keywords {
-                match keywords.iter().position(|k| k == keyword) {
-                    Some(at) if !keyword_rules[at].contains(&index) => {
-                        keyword_rules[at].push(index)
-                    }
-                    Some(_) => {}
-                    None => {
-                        keywords.push(keyword.clone());
-                        keyword_rules.push(vec![index]);
-                    }
-                }
-            }
-        }
+        let (keywords, keyword_rules): (Vec<String>, Vec<Vec<u16>>) =
+            spec::keyword_table(table.rules.iter().map(|rule| rule.keywords.as_slice()))
+                .into_iter()
+                .unzip();
         let keywords = LiteralIndex::new(
             keywords
                 .into_iter()

@@ -37,3 +37,25 @@ pub struct RuleSpec {
     pub block_end: Option<String>,
     pub block_line: Option<String>,
 }
+
+/// The keyword prefilter of a rule table: every keyword once (ASCII-lowercased, in order of
+/// first use) with the indexes of the rules it triggers. Shared by `build.rs` (the built-in
+/// table) and `Redactor::from_table` (a user's table).
+pub fn keyword_table<'a>(
+    rule_keywords: impl IntoIterator<Item = &'a [String]>,
+) -> Vec<(String, Vec<u16>)> {
+    let mut table: Vec<(String, Vec<u16>)> = Vec::new();
+    for (index, keywords) in rule_keywords.into_iter().enumerate() {
+        // Rule tables are capped at u16::MAX rules when parsed.
+        let index = u16::try_from(index).unwrap_or(u16::MAX);
+        for keyword in keywords {
+            let keyword = keyword.to_ascii_lowercase();
+            match table.iter_mut().find(|(k, _)| *k == keyword) {
+                Some((_, rules)) if !rules.contains(&index) => rules.push(index),
+                Some(_) => {}
+                None => table.push((keyword, vec![index])),
+            }
+        }
+    }
+    table
+}
