@@ -472,12 +472,8 @@ fn fifty_concurrent_hooks_append_whole_lines() {
     );
     let children: Vec<_> = (0..50)
         .map(|i| {
-            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("agentguard"));
-            cmd.env_clear()
-                .env("HOME", env.home())
-                .env("PATH", env.path_var())
-                .args(["hook", if i % 2 == 0 { "stop" } else { "pre-tool" }])
-                .stdin(std::process::Stdio::piped())
+            let mut cmd = env.agentguard(&["hook", if i % 2 == 0 { "stop" } else { "pre-tool" }]);
+            cmd.stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::null());
             let mut child = cmd.spawn().unwrap();
             let mut payload = payload.clone();

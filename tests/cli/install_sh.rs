@@ -2,10 +2,10 @@
 //! cargo build), and in release mode against a loopback server with `SHA256SUMS`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use crate::release_fixture::{self, ReleaseServer};
-use crate::support::Env;
+use crate::support::{Env, text};
 
 const RELEASE: &str = "99.0.0";
 
@@ -24,24 +24,13 @@ fn run_install_sh(env: &Env, args: &[&str]) -> Output {
 }
 
 fn run_install_sh_with_path(env: &Env, args: &[&str], path: &str) -> Output {
-    let mut cmd = Command::new("/bin/sh");
-    cmd.arg(script())
+    env.isolated("/bin/sh", &[])
+        .arg(script())
         .args(args)
-        .env_clear()
-        .env("HOME", env.home())
         .env("PATH", path)
-        .env("LANG", "C.UTF-8")
         .env("AGENTGUARD_INSTALL_DIR", install_dir(env))
-        .current_dir(env.project())
-        .stdin(Stdio::null());
-    for (key, value) in &env.vars {
-        cmd.env(key, value);
-    }
-    cmd.output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+        .output()
+        .unwrap()
 }
 
 fn built_binary() -> String {

@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, Write};
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -572,17 +572,7 @@ fn labels_round_trip_into_judge_eval() {
 
 /// The real binary as a child process, stdout piped.
 fn spawn(env: &Env, args: &[&str]) -> std::process::Child {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("agentguard"))
-        .args(args)
-        .env_clear()
-        .env("HOME", env.home())
-        .env("PATH", env.path_var())
-        .env("NO_COLOR", "1")
-        .current_dir(env.project())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    env.agentguard(args).spawn().unwrap()
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! a reader that goes away.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
 
 use crate::support::Env;
 
@@ -172,17 +171,7 @@ fn a_reader_that_goes_away_ends_it_quietly_with_0() {
     let env = Env::new();
     let line = format!("log line with {} inside\n", token("ghp_", 36, 2));
     let big = env.write("project/big.log", line.repeat(200_000));
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("agentguard"))
-        .env_clear()
-        .env("HOME", env.home())
-        .env("PATH", env.path_var())
-        .current_dir(env.project())
-        .arg("redact")
-        .arg(&big)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = env.agentguard(&["redact"]).arg(&big).spawn().unwrap();
     let mut head = [0u8; 100];
     child.stdout.take().unwrap().read_exact(&mut head).unwrap();
     // Dropping the handle above closed the pipe; the writer now gets EPIPE.

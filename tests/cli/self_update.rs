@@ -2,10 +2,10 @@
 //! binary is updated in place, and every failure leaves it byte-identical.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use crate::release_fixture::{self, Archive, ReleaseServer};
-use crate::support::Env;
+use crate::support::{Env, text};
 
 const NEW_VERSION: &str = "99.0.0";
 const REPO: &str = "acme/agentguard";
@@ -82,23 +82,7 @@ impl Setup {
 
 /// The copied binary with the same isolated environment `Env::cmd` gives the built one.
 fn run_binary(env: &Env, exe: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(exe);
-    cmd.args(args)
-        .env_clear()
-        .env("HOME", env.home())
-        .env("PATH", env.path_var())
-        .env("LANG", "C.UTF-8")
-        .env("NO_COLOR", "1")
-        .current_dir(env.project())
-        .stdin(Stdio::null());
-    for (key, value) in &env.vars {
-        cmd.env(key, value);
-    }
-    cmd.output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    env.isolated(exe, args).output().unwrap()
 }
 
 fn good_archive() -> Archive {

@@ -111,6 +111,11 @@ impl Env {
     }
 }
 
+/// Process output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Path of a file under `tests/fixtures/`.
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
