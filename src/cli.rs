@@ -88,6 +88,16 @@ pub enum Host {
     Codex,
 }
 
+impl Host {
+    /// The host's name in the log and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Codex => "codex",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scope {
     /// ~/.claude/settings.json, ~/.codex/

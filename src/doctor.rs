@@ -1128,7 +1128,7 @@ pub fn check_judge_failures(records: &[Record], now: jiff::Timestamp) -> Check {
             }
         }
         // A hook that could not judge at all (bad input, broken config, unreadable transcript).
-        if record.verdict == "fail" && !outcome_failed {
+        if record.verdict == Verdict::Fail && !outcome_failed {
             calls += 1;
             *by_cause.entry("hook".to_string()).or_default() += 1;
             last_error = Some((&record.ts, record.error.as_deref().unwrap_or("")));
@@ -1232,12 +1232,12 @@ mod tests {
         "2026-11-30T12:00:00Z".parse().unwrap()
     }
 
-    fn record(ts: &str, event: &str, verdict: &str) -> Record {
+    fn record(ts: &str, event: &str, verdict: Verdict) -> Record {
         Record {
             ts: ts.into(),
             host: "claude".into(),
             event: event.into(),
-            verdict: verdict.into(),
+            verdict,
             ..Record::default()
         }
     }
@@ -1714,7 +1714,7 @@ mod tests {
             // Older than a day: not counted.
             ("2026-11-28T11:00:00Z", Verdict::Fail, Some("spawn")),
         ] {
-            let mut r = record(ts, "Stop", verdict.as_str());
+            let mut r = record(ts, "Stop", verdict);
             r.detectors.push(outcome(verdict, cause));
             records.push(r);
         }
@@ -1729,7 +1729,7 @@ mod tests {
         );
         assert!(check.fix.unwrap().contains("deadline_ms"));
 
-        let mut hook_failure = record("2026-11-30T11:30:00Z", "Stop", "fail");
+        let mut hook_failure = record("2026-11-30T11:30:00Z", "Stop", Verdict::Fail);
         hook_failure.error = Some("config broken".into());
         let check = check_judge_failures(&[hook_failure, records[0].clone()], now());
         assert_eq!(check.status, Status::Fail);
@@ -1743,11 +1743,15 @@ mod tests {
     #[test]
     fn hook_activity_warns_when_an_installed_hook_went_quiet() {
         let stop = ["Stop", "SubagentStop"];
-        let recent = [record("2026-11-30T11:00:00Z", "SubagentStop", "allow")];
+        let recent = [record(
+            "2026-11-30T11:00:00Z",
+            "SubagentStop",
+            Verdict::Allow,
+        )];
         let check = check_hook_activity("hooks.stop_activity", "Stop", &stop, true, &recent, now());
         assert_eq!(check.status, Status::Ok);
         assert!(check.message.contains("60 min ago"), "{}", check.message);
-        let old = [record("2026-11-27T11:00:00Z", "Stop", "allow")];
+        let old = [record("2026-11-27T11:00:00Z", "Stop", Verdict::Allow)];
         let check = check_hook_activity("hooks.stop_activity", "Stop", &stop, true, &old, now());
         assert_eq!(check.status, Status::Warn);
         assert!(check.message.contains("3 days ago"), "{}", check.message);

@@ -12,12 +12,9 @@ use serde_json::Value;
 use crate::cli::AgentCli;
 use crate::error::{Error, Result};
 
-/// The paragraph every read-only reviewer is given; the PreToolUse hook reuses it in denials.
-pub const READ_ONLY_RULE: &str = include_str!("../assets/readonly-rule.md");
-
-/// The variable that tells agentguard's PreToolUse hook to enforce the read-only role.
-pub const ROLE_VAR: &str = "AGENTGUARD_ROLE";
-pub const ROLE_READ_ONLY: &str = "read-only";
+// The paragraph every reviewer is given, and the variable that tells agentguard's PreToolUse
+// hook to enforce the role: defined with the policy that enforces them.
+pub use crate::guard::pre_tool::{READ_ONLY_RULE, ROLE_READ_ONLY, ROLE_VAR};
 
 /// The opencode agent defined through `OPENCODE_CONFIG_CONTENT` and selected with `--agent`.
 pub const OPENCODE_AGENT_NAME: &str = "agentguard-read-only";

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod formula;
 pub mod fsutil;
 pub mod gate;
+pub mod guard;
 pub mod hook;
 pub mod launch;
 pub mod literals;

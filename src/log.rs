@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::pipeline::Outcome;
+use crate::config::LogConfig;
+use crate::guard::{Action, Decision};
+use crate::pipeline::{Outcome, Verdict};
 use crate::redact::RedactionCounts;
 
 pub const FILE_PREFIX: &str = "decisions-";
@@ -39,9 +41,9 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
     /// violation, allow or fail, over all detectors.
-    pub verdict: String,
-    /// What the hook did: allow, block, release, ask, deny (or `report` for `judge`).
-    pub action: String,
+    pub verdict: Verdict,
+    /// What the hook did: allow, block, release, ask, deny.
+    pub action: Action,
     /// The enabled detectors that looked at the text (misses included, by name only).
     #[serde(default)]
     pub detectors_run: Vec<String>,
@@ -88,16 +90,43 @@ impl Record {
 }
 
 impl Record {
-    /// Takes the overall verdict and the outcomes worth keeping (Layer 1 hits and skips; a
-    /// miss is implied by `detectors_run`).
-    pub fn set_judgement(&mut self, judgement: &crate::pipeline::Judgement) {
-        self.verdict = judgement.verdict.as_str().into();
-        self.detectors = judgement
-            .detectors
-            .iter()
-            .filter(|o| o.layer1 != crate::pipeline::Layer1::Miss)
-            .cloned()
-            .collect();
+    /// Takes the decision: what was done and why, the detectors that ran, and the outcomes
+    /// worth keeping (Layer 1 hits and skips; a miss is implied by `detectors_run`).
+    pub fn set_decision(&mut self, decision: Decision) {
+        self.verdict = decision.verdict;
+        self.action = decision.action;
+        self.rule = decision.rule;
+        self.release = decision.release.map(str::to_string);
+        self.error = decision.error;
+        self.message = decision.message;
+        self.detectors_run = decision.detectors_run;
+        if let Some(judgement) = decision.judgement {
+            self.detectors = judgement
+                .detectors
+                .into_iter()
+                .filter(|o| o.layer1 != crate::pipeline::Layer1::Miss)
+                .collect();
+        }
+    }
+}
+
+/// The log keeps at most this much of a judged text (its end, where the final words are):
+/// enough to replay a decision, small enough that a day of stops stays a few MB.
+const LOG_TEXT_MAX_BYTES: usize = 32 * 1024;
+
+impl Record {
+    /// Records the judged text's hash and, with `keep_text` (`log.store_text`), its redacted
+    /// end.
+    pub fn store_text(&mut self, text: &str, keep_text: bool) {
+        self.text_sha256 = Some(crate::text::sha256_hex(text));
+        if keep_text {
+            let redacted = crate::redact::Redactor::builtin()
+                .redact(crate::text::tail(text, LOG_TEXT_MAX_BYTES));
+            for (kind, count) in &redacted.counts {
+                *self.redactions.entry(kind.clone()).or_default() += count;
+            }
+            self.text = Some(redacted.text);
+        }
     }
 }
 
@@ -127,6 +156,21 @@ pub fn append(dir: &Path, record: &Record, retention_days: u32) -> std::io::Resu
         remove_old_files(dir, today, retention_days);
     }
     Ok(path)
+}
+
+/// Appends `record` where the log settings say (the defaults without a config); a log that
+/// cannot be written must not break a hook, so errors are dropped.
+pub fn append_per_config(config: Option<&LogConfig>, record: &Record) {
+    if !config.is_none_or(|c| c.enabled) {
+        return;
+    }
+    let dir = config
+        .and_then(|c| c.dir.clone())
+        .or_else(crate::paths::log_dir);
+    let retention = config.map_or(30, |c| c.retention_days);
+    if let Some(dir) = dir {
+        let _ = append(&dir, record, retention);
+    }
 }
 
 /// Removes day files older than `retention_days` (0 keeps everything).
@@ -345,8 +389,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let logs = dir.path().join("logs");
         let mut record = Record::now("claude", "Stop");
-        record.verdict = "allow".into();
-        record.action = "allow".into();
+        record.verdict = Verdict::Allow;
+        record.action = Action::Allow;
         let path = append(&logs, &record, 30).unwrap();
         append(&logs, &record, 30).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
@@ -382,7 +426,7 @@ mod tests {
     fn reads_records_line_by_line_and_names_bad_lines() {
         let dir = tempfile::tempdir().unwrap();
         let mut record = Record::now("claude", "Stop");
-        record.verdict = "allow".into();
+        record.verdict = Verdict::Allow;
         let line = serde_json::to_string(&record).unwrap();
         std::fs::write(
             dir.path().join("decisions-2026-01-01.jsonl"),

@@ -513,9 +513,9 @@ fn replay(
             || backends::select(config, backend_name),
             timeout,
         )?;
-        let change = logview::classify(&record.verdict, judgement.verdict);
+        let change = logview::classify(record.verdict, judgement.verdict);
         counts.add(change);
-        if record.verdict != judgement.verdict.as_str() || change == logview::Change::Failure {
+        if record.verdict != judgement.verdict || change == logview::Change::Failure {
             let after_blocking: Vec<String> =
                 judgement.violations().map(|o| o.detector.clone()).collect();
             let failure = judgement.failures().find_map(|o| o.error.clone());

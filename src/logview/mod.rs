@@ -104,7 +104,7 @@ impl Filter {
             }
             ("miss", None) => record.detectors.is_empty() && !record.detectors_run.is_empty(),
             ("miss", Some(name)) => outcome_of(record, name).is_none(),
-            (verdict, None) => record.verdict == verdict,
+            (verdict, None) => record.verdict.as_str() == verdict,
             // A detector whose Layer 1 missed allowed the text.
             (verdict, Some(name)) => {
                 outcome_of(record, name).map_or("allow", |o| o.verdict.as_str()) == verdict
@@ -181,8 +181,8 @@ pub fn row(record: &Record, tz: &TimeZone, excerpt_chars: usize) -> Row {
         event: record.event.clone(),
         detectors,
         layer1,
-        verdict: record.verdict.clone(),
-        action: record.action.clone(),
+        verdict: record.verdict.as_str().to_string(),
+        action: record.action.as_str().to_string(),
         latency: record.latency_ms.to_string(),
         excerpt: crate::text::one_line(&excerpt(record), excerpt_chars),
     }
@@ -302,7 +302,8 @@ impl StopCounts {
     fn add(&mut self, record: &Record) {
         self.stops += 1;
         self.without_llm += u64::from(!used_llm(record));
-        self.unjudged += u64::from(record.detectors_run.is_empty() && record.verdict == "fail");
+        self.unjudged +=
+            u64::from(record.detectors_run.is_empty() && record.verdict == Verdict::Fail);
         let released = record.release.is_some();
         let mut names: Vec<&String> = record.detectors_run.iter().collect();
         names.extend(record.detectors.iter().map(|o| &o.detector));
@@ -363,7 +364,7 @@ impl Stats {
                 let rule = record.rule.clone().unwrap_or_else(|| "-".into());
                 *self
                     .pretool
-                    .entry((record.action.clone(), rule))
+                    .entry((record.action.as_str().to_string(), rule))
                     .or_default() += 1;
             }
             _ => {}
@@ -479,8 +480,8 @@ pub enum Change {
     Failure,
 }
 
-pub fn classify(before: &str, after: Verdict) -> Change {
-    let blocked_before = before == "violation";
+pub fn classify(before: Verdict, after: Verdict) -> Change {
+    let blocked_before = before == Verdict::Violation;
     match after {
         Verdict::Fail => Change::Failure,
         Verdict::Violation if !blocked_before => Change::NewlyBlocked,
@@ -570,6 +571,7 @@ pub fn labeled_example(record: &Record, label: &Label) -> Option<Result<Example,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guard::Action;
 
     fn now() -> Timestamp {
         "2026-11-30T12:00:00Z".parse().unwrap()
@@ -593,18 +595,17 @@ mod tests {
         }
     }
 
-    fn stop(ts: &str, run: &[&str], detectors: Vec<Outcome>, verdict: &str) -> Record {
+    fn stop(ts: &str, run: &[&str], detectors: Vec<Outcome>, verdict: Verdict) -> Record {
         Record {
             id: format!("id-{ts}"),
             ts: ts.into(),
             event: "Stop".into(),
-            verdict: verdict.into(),
-            action: if verdict == "violation" {
-                "block"
+            verdict,
+            action: if verdict == Verdict::Violation {
+                Action::Block
             } else {
-                "allow"
-            }
-            .into(),
+                Action::Allow
+            },
             detectors_run: run.iter().map(|s| s.to_string()).collect(),
             detectors,
             ..Record::default()
@@ -643,7 +644,7 @@ mod tests {
             "2026-11-30T11:00:00.000Z",
             &["commit", "scope-check"],
             vec![outcome("commit", hit(0, 4), Verdict::Violation)],
-            "violation",
+            Verdict::Violation,
         );
         record.session = Some("s1".into());
         record.cwd = Some("/work/app".into());
@@ -691,7 +692,7 @@ mod tests {
             "2026-11-30T11:00:00.000Z",
             &["commit"],
             vec![outcome("commit", hit(24, 30), Verdict::Violation)],
-            "violation",
+            Verdict::Violation,
         );
         record.text = Some("All tests pass. Shall I commit now?".into());
         let row = row(&record, &TimeZone::UTC, 60);
@@ -724,11 +725,16 @@ mod tests {
             Verdict::Allow,
         );
         let run = &["commit", "scope-check"];
-        let mut released = stop("2026-11-29T10:00:00Z", run, vec![judged], "violation");
+        let mut released = stop(
+            "2026-11-29T10:00:00Z",
+            run,
+            vec![judged],
+            Verdict::Violation,
+        );
         released.release = Some("repeat".into());
         let mut pretool = Record {
             event: "PreToolUse".into(),
-            action: "deny".into(),
+            action: Action::Deny,
             rule: Some("read-only".into()),
             ts: "2026-11-29T10:00:00Z".into(),
             ..Record::default()
@@ -736,15 +742,20 @@ mod tests {
         let mut stats = Stats::default();
         for record in [
             released,
-            stop("2026-11-29T11:00:00Z", run, vec![failed], "fail"),
-            stop("2026-11-30T10:00:00Z", run, vec![rules, skip], "allow"),
-            stop("2026-11-30T11:00:00Z", run, vec![], "allow"),
-            stop("2026-11-30T12:00:00Z", &[], vec![], "fail"),
+            stop("2026-11-29T11:00:00Z", run, vec![failed], Verdict::Fail),
+            stop(
+                "2026-11-30T10:00:00Z",
+                run,
+                vec![rules, skip],
+                Verdict::Allow,
+            ),
+            stop("2026-11-30T11:00:00Z", run, vec![], Verdict::Allow),
+            stop("2026-11-30T12:00:00Z", &[], vec![], Verdict::Fail),
         ] {
             stats.add(&record);
         }
         stats.add(&pretool);
-        pretool.action = "allow".into();
+        pretool.action = Action::Allow;
         pretool.rule = None;
         stats.add(&pretool);
         stats.add(&pretool);
@@ -807,12 +818,24 @@ mod tests {
 
     #[test]
     fn replay_changes_are_about_blocking() {
-        assert_eq!(classify("allow", Verdict::Violation), Change::NewlyBlocked);
-        assert_eq!(classify("fail", Verdict::Violation), Change::NewlyBlocked);
-        assert_eq!(classify("violation", Verdict::Allow), Change::NewlyAllowed);
-        assert_eq!(classify("violation", Verdict::Violation), Change::Unchanged);
-        assert_eq!(classify("fail", Verdict::Allow), Change::Unchanged);
-        assert_eq!(classify("allow", Verdict::Fail), Change::Failure);
+        assert_eq!(
+            classify(Verdict::Allow, Verdict::Violation),
+            Change::NewlyBlocked
+        );
+        assert_eq!(
+            classify(Verdict::Fail, Verdict::Violation),
+            Change::NewlyBlocked
+        );
+        assert_eq!(
+            classify(Verdict::Violation, Verdict::Allow),
+            Change::NewlyAllowed
+        );
+        assert_eq!(
+            classify(Verdict::Violation, Verdict::Violation),
+            Change::Unchanged
+        );
+        assert_eq!(classify(Verdict::Fail, Verdict::Allow), Change::Unchanged);
+        assert_eq!(classify(Verdict::Allow, Verdict::Fail), Change::Failure);
         let mut counts = ReplayCounts::default();
         counts.add(Change::Unchanged);
         counts.add(Change::Failure);
@@ -833,7 +856,7 @@ mod tests {
                 outcome("commit", hit(0, 1), Verdict::Violation),
                 outcome("scope-check", hit(0, 1), Verdict::Violation),
             ],
-            "violation",
+            Verdict::Violation,
         );
         assert_eq!(
             label_blocks(&blocked, "right", &[]).unwrap(),
@@ -851,14 +874,14 @@ mod tests {
             "2026-11-30T11:00:00Z",
             run,
             vec![outcome("commit", hit(0, 1), Verdict::Allow)],
-            "allow",
+            Verdict::Allow,
         );
         assert!(label_blocks(&one_hit, "right", &[]).unwrap().is_empty());
         assert_eq!(
             label_blocks(&one_hit, "wrong", &[]).unwrap(),
             names(&["commit"])
         );
-        let missed = stop("2026-11-30T11:00:00Z", run, vec![], "allow");
+        let missed = stop("2026-11-30T11:00:00Z", run, vec![], Verdict::Allow);
         let err = label_blocks(&missed, "wrong", &[]).unwrap_err();
         assert!(err.contains("--detector"), "{err}");
         assert_eq!(

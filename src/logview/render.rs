@@ -128,8 +128,11 @@ pub fn show(p: &Paint, record: &Record, label: Option<&Label>) -> Vec<String> {
         "verdict",
         &format!(
             "{}  action {}  {} ms",
-            p.paint(verdict_color(&record.verdict), &record.verdict),
-            record.action,
+            p.paint(
+                verdict_color(record.verdict.as_str()),
+                record.verdict.as_str()
+            ),
+            record.action.as_str(),
             record.latency_ms
         ),
     ));
@@ -382,8 +385,8 @@ mod tests {
             id: "20261130-101500-abc123".into(),
             ts: "2026-11-30T10:15:00.000Z".into(),
             event: "Stop".into(),
-            verdict: "violation".into(),
-            action: "block".into(),
+            verdict: Verdict::Violation,
+            action: crate::guard::Action::Block,
             message: Some("first line\nsecond line".into()),
             detectors_run: vec!["commit".into()],
             detectors: vec![outcome],

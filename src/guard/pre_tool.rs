@@ -1,0 +1,351 @@
+//! The PreToolUse decision: a read-only role may not write, and destructive commands need the
+//! user's approval.
+
+use std::time::Duration;
+
+use crate::backends;
+use crate::cli::Host;
+use crate::config::Config;
+use crate::detectors::{Detector, Detectors, Event};
+use crate::hook::HookInput;
+use crate::pipeline::{self, Judgement, Pipeline, Verdict, Window};
+use crate::shell::{self, ReadOnlyVerdict};
+
+use super::{Action, Decision, unjudged_tool};
+
+/// The environment variable that marks a process as a reviewer (`agentguard launch` sets it).
+pub const ROLE_VAR: &str = "AGENTGUARD_ROLE";
+/// The value of [`ROLE_VAR`] for a read-only reviewer.
+pub const ROLE_READ_ONLY: &str = "read-only";
+/// What a read-only reviewer is told: in its prompt, and with every denial.
+pub const READ_ONLY_RULE: &str = include_str!("../../assets/readonly-rule.md");
+
+/// Tools that write files directly.
+const EDIT_TOOLS: [&str; 5] = ["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"];
+
+/// The decision on one tool call. `role` is the value of [`ROLE_VAR`] in the hook's
+/// environment.
+pub fn decide(
+    host: Host,
+    input: &HookInput,
+    role: Option<&str>,
+    config: &Config,
+    detectors: &Detectors,
+) -> Decision {
+    let tool = input.tool_name.as_deref().unwrap_or("");
+    let command = input.command();
+    // One parse serves both the read-only verdict and the destructive views.
+    let analysis = command.map(shell::analyze);
+    if let Some(role) = read_only_role(input, role, config) {
+        let verdict = if EDIT_TOOLS.contains(&tool) {
+            Some(("edit-tool".to_string(), format!("`{tool}` writes files")))
+        } else {
+            let verdict = match &analysis {
+                Some(Ok(analysis)) => analysis.read_only_verdict(),
+                Some(Err(err)) => ReadOnlyVerdict::Deny {
+                    kind: err.kind,
+                    detail: err.detail.clone(),
+                },
+                None => ReadOnlyVerdict::Allow,
+            };
+            match verdict {
+                ReadOnlyVerdict::Allow => None,
+                ReadOnlyVerdict::Deny { kind, detail } => Some((
+                    kind.as_str().to_string(),
+                    format!("`{detail}` {}", kind.describe()),
+                )),
+            }
+        };
+        if let Some((rule, what)) = verdict {
+            let reason = format!(
+                "agentguard denied this call: {what}, and this step is read-only ({role}).\n\n{}",
+                READ_ONLY_RULE.trim()
+            );
+            return Decision {
+                action: Action::Deny,
+                verdict: Verdict::Violation,
+                rule: Some(format!("read-only:{rule}")),
+                message: Some(reason),
+                ..Decision::allow()
+            };
+        }
+    }
+    let Some(command) = command.filter(|_| config.pretool.destructive) else {
+        return Decision::allow();
+    };
+    // Layer 1 runs over each normalized view of the parsed command; a command that does not
+    // parse is matched as written.
+    let views = match &analysis {
+        Some(Ok(analysis)) => analysis.views().join("\n"),
+        _ => command.to_string(),
+    };
+    gate_destructive(host, &views, config, detectors)
+}
+
+/// Whether the agent calling this tool is a read-only reviewer, and by which setting.
+fn read_only_role(input: &HookInput, role: Option<&str>, config: &Config) -> Option<String> {
+    if role == Some(ROLE_READ_ONLY) {
+        return Some(format!("{ROLE_VAR}={ROLE_READ_ONLY}"));
+    }
+    if let Some(agent_type) = &input.agent_type
+        && config.readonly.agent_types.iter().any(|t| t == agent_type)
+    {
+        return Some(format!(
+            "agent type `{agent_type}` is read-only in [readonly] agent_types"
+        ));
+    }
+    config
+        .readonly
+        .project
+        .then(|| "[readonly] project = true".to_string())
+}
+
+/// The destructive-command detectors over the command's views: a hit (or a failed judge)
+/// needs the user's approval.
+fn gate_destructive(host: Host, text: &str, config: &Config, detectors: &Detectors) -> Decision {
+    let selected = match detectors.select(Event::PreTool, &[]) {
+        Ok(selected) if !selected.is_empty() => selected,
+        _ => return Decision::allow(),
+    };
+    let detectors_run: Vec<String> = selected.iter().map(|d| d.name.clone()).collect();
+    let result = Pipeline::new(selected.clone()).and_then(|pipeline| {
+        if config.pretool.judge {
+            let timeout = Duration::from_millis(config.judge.deadline_ms);
+            pipeline.judge(
+                text,
+                Window::default(),
+                || backends::select(config, None),
+                timeout,
+            )
+        } else {
+            pipeline
+                .layer1(text)
+                .map(|layer1| layer1_only(&selected, layer1))
+        }
+    });
+    let judgement = match result {
+        Ok(judgement) => judgement,
+        Err(err) => {
+            return Decision {
+                detectors_run,
+                ..Decision::failed(Event::PreTool, host, err.message)
+            };
+        }
+    };
+    let flagged: Vec<_> = judgement
+        .detectors
+        .iter()
+        .filter(|o| matches!(o.verdict, Verdict::Violation | Verdict::Fail))
+        .collect();
+    if flagged.is_empty() {
+        return Decision {
+            verdict: judgement.verdict,
+            detectors_run,
+            judgement: Some(judgement),
+            ..Decision::allow()
+        };
+    }
+    let reason = flagged
+        .iter()
+        .map(|o| match o.verdict {
+            Verdict::Fail => unjudged_tool(o.error.as_deref().unwrap_or("the judge failed")),
+            _ => detectors
+                .get(&o.detector)
+                .map(|d| d.feedback.trim().to_string())
+                .unwrap_or_default(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let rule = flagged
+        .iter()
+        .map(|o| o.detector.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    Decision {
+        verdict: judgement.verdict,
+        rule: Some(rule),
+        message: Some(reason),
+        detectors_run,
+        judgement: Some(judgement),
+        ..Decision::approval(host)
+    }
+}
+
+/// A judgement from Layer 1 alone: a hit is a violation (the gate asks), a skip allows.
+fn layer1_only(detectors: &[&Detector], layer1: Vec<pipeline::Layer1>) -> Judgement {
+    let outcomes = detectors
+        .iter()
+        .zip(layer1)
+        .map(|(detector, result)| pipeline::Outcome::from_layer1(detector, result))
+        .collect();
+    Judgement::from_outcomes(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(tool: &str, input: serde_json::Value, agent_type: Option<&str>) -> HookInput {
+        HookInput {
+            tool_name: Some(tool.into()),
+            tool_input: Some(input),
+            agent_type: agent_type.map(str::to_string),
+            ..HookInput::default()
+        }
+    }
+
+    fn bash(command: &str) -> HookInput {
+        call("Bash", json!({ "command": command }), None)
+    }
+
+    fn decide_with(host: Host, input: &HookInput, role: Option<&str>, config: &Config) -> Decision {
+        let detectors = Detectors::load(config).unwrap();
+        decide(host, input, role, config, &detectors)
+    }
+
+    fn permission(decision: &Decision, host: Host) -> Option<String> {
+        decision.answer(host).map(|answer| {
+            answer["hookSpecificOutput"]["permissionDecision"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+    }
+
+    #[test]
+    fn read_only_role_denies_edit_tools_and_writing_commands() {
+        let config = Config::defaults();
+        let edit = call("Edit", json!({"file_path": "a.rs"}), None);
+        let decision = decide_with(Host::Claude, &edit, Some(ROLE_READ_ONLY), &config);
+        assert_eq!(
+            (decision.action, decision.verdict),
+            (Action::Deny, Verdict::Violation)
+        );
+        assert_eq!(decision.rule.as_deref(), Some("read-only:edit-tool"));
+        let message = decision.message.as_deref().unwrap();
+        assert!(message.contains("(AGENTGUARD_ROLE=read-only)"), "{message}");
+        assert!(message.contains(READ_ONLY_RULE.trim()));
+        assert_eq!(permission(&decision, Host::Claude).as_deref(), Some("deny"));
+
+        let commit = decide_with(
+            Host::Claude,
+            &bash("git commit -am x"),
+            Some(ROLE_READ_ONLY),
+            &config,
+        );
+        assert_eq!(commit.rule.as_deref(), Some("read-only:git-write"));
+        let reading = decide_with(
+            Host::Claude,
+            &bash("git diff HEAD~1"),
+            Some(ROLE_READ_ONLY),
+            &config,
+        );
+        assert_eq!(reading.action, Action::Allow);
+        // Outside the role, the same edit is the host's business.
+        assert_eq!(
+            decide_with(Host::Claude, &edit, None, &config).action,
+            Action::Allow
+        );
+    }
+
+    #[test]
+    fn read_only_agent_types_and_project_come_from_the_config() {
+        let mut config = Config::defaults();
+        config.readonly.agent_types = vec!["code-reviewer".into()];
+        let commit = call(
+            "Bash",
+            json!({"command": "git commit -am x"}),
+            Some("code-reviewer"),
+        );
+        let decision = decide_with(Host::Claude, &commit, None, &config);
+        assert_eq!(decision.action, Action::Deny);
+        assert!(
+            decision
+                .message
+                .unwrap()
+                .contains("agent type `code-reviewer`")
+        );
+        let other = call(
+            "Bash",
+            json!({"command": "git commit -am x"}),
+            Some("implementer"),
+        );
+        assert_eq!(
+            decide_with(Host::Claude, &other, None, &config).action,
+            Action::Allow
+        );
+
+        config.readonly.project = true;
+        let decision = decide_with(Host::Claude, &bash("touch x"), None, &config);
+        assert!(
+            decision
+                .message
+                .unwrap()
+                .contains("[readonly] project = true")
+        );
+    }
+
+    #[test]
+    fn unparseable_command_is_held_in_a_read_only_role() {
+        let decision = decide_with(
+            Host::Claude,
+            &bash("echo 'unterminated"),
+            Some(ROLE_READ_ONLY),
+            &Config::defaults(),
+        );
+        assert_eq!(decision.action, Action::Deny);
+        assert_eq!(decision.rule.as_deref(), Some("read-only:unparseable"));
+    }
+
+    #[test]
+    fn destructive_command_asks_on_claude_and_denies_on_codex() {
+        let config = Config::defaults();
+        let push = bash("git push --force origin main");
+        let claude = decide_with(Host::Claude, &push, None, &config);
+        assert_eq!(
+            (claude.action, claude.verdict),
+            (Action::Ask, Verdict::Violation)
+        );
+        assert!(claude.rule.is_some());
+        assert!(!claude.detectors_run.is_empty());
+        assert_eq!(permission(&claude, Host::Claude).as_deref(), Some("ask"));
+
+        let codex = decide_with(Host::Codex, &push, None, &config);
+        assert_eq!(codex.action, Action::Deny);
+        let answer = codex.answer(Host::Codex).unwrap();
+        assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+        let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(reason.contains("To approve it"), "{reason}");
+    }
+
+    #[test]
+    fn everyday_commands_and_a_disabled_gate_pass() {
+        let mut config = Config::defaults();
+        for command in ["cargo test --all", "git status"] {
+            let decision = decide_with(Host::Codex, &bash(command), None, &config);
+            assert_eq!(decision.action, Action::Allow, "{command}");
+            assert!(decision.answer(Host::Codex).is_none());
+        }
+        config.pretool.destructive = false;
+        let push = bash("git push --force origin main");
+        assert_eq!(
+            decide_with(Host::Claude, &push, None, &config).action,
+            Action::Allow
+        );
+    }
+
+    #[test]
+    fn unparseable_command_is_matched_as_written_by_the_gate() {
+        // `'` leaves the command unparsed; the force push in it is still seen.
+        let decision = decide_with(
+            Host::Claude,
+            &bash("git push --force origin main; echo 'unterminated"),
+            None,
+            &Config::defaults(),
+        );
+        assert_eq!(decision.action, Action::Ask);
+    }
+}
