@@ -39,14 +39,92 @@ pub struct Config {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JudgeConfig {
-    pub backend: String,
-    pub auto_order: Vec<String>,
+    pub backend: BackendName,
+    pub auto_order: Vec<BackendName>,
     pub deadline_ms: u64,
     pub codex: CliBackendConfig,
     pub claude: CliBackendConfig,
     pub openai: HttpBackendConfig,
     pub anthropic: HttpBackendConfig,
     pub command: CommandBackendConfig,
+}
+
+/// A judge backend by its name in `judge.backend`, `judge.auto_order` and `--backend`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BackendName {
+    /// The first usable backend of `judge.auto_order`.
+    Auto,
+    #[default]
+    Rules,
+    Command,
+    Codex,
+    Claude,
+    OpenAi,
+    Anthropic,
+}
+
+impl BackendName {
+    /// The backends themselves (everything but `auto`), in documentation order.
+    pub const BACKENDS: [BackendName; 6] = [
+        BackendName::Rules,
+        BackendName::Command,
+        BackendName::Codex,
+        BackendName::Claude,
+        BackendName::OpenAi,
+        BackendName::Anthropic,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendName::Auto => "auto",
+            BackendName::Rules => "rules",
+            BackendName::Command => "command",
+            BackendName::Codex => "codex",
+            BackendName::Claude => "claude",
+            BackendName::OpenAi => "openai",
+            BackendName::Anthropic => "anthropic",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<BackendName> {
+        std::iter::once(BackendName::Auto)
+            .chain(BackendName::BACKENDS)
+            .find(|b| b.as_str() == name)
+    }
+
+    /// The error for a name that is none of these.
+    pub fn unknown(name: &str) -> Error {
+        let names: Vec<&str> = BackendName::BACKENDS.iter().map(|b| b.as_str()).collect();
+        Error::usage(format!("unknown judge backend `{name}`"))
+            .with_hint(format!("valid backends: auto, {}", names.join(", ")))
+    }
+}
+
+impl std::fmt::Display for BackendName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for BackendName {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for BackendName {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        BackendName::parse(&name).ok_or_else(|| {
+            let err = BackendName::unknown(&name);
+            serde::de::Error::custom(format!("{}; {}", err.message, err.hint.unwrap_or_default()))
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -214,33 +292,10 @@ impl Config {
     }
 
     fn validate(&self) -> Result<()> {
-        const BACKENDS: [&str; 7] = [
-            "auto",
-            "rules",
-            "command",
-            "codex",
-            "claude",
-            "openai",
-            "anthropic",
-        ];
-        let backend_hint = format!("valid backends: {}", BACKENDS.join(", "));
-        if !BACKENDS.contains(&self.judge.backend.as_str()) {
-            return Err(Error::config(format!(
-                "unknown judge backend `{}` in judge.backend",
-                self.judge.backend
-            ))
-            .with_hint(backend_hint));
-        }
-        if let Some(bad) = self
-            .judge
-            .auto_order
-            .iter()
-            .find(|b| !BACKENDS.contains(&b.as_str()) || b.as_str() == "auto")
-        {
-            return Err(
-                Error::config(format!("unknown backend `{bad}` in judge.auto_order"))
-                    .with_hint(backend_hint),
-            );
+        // Unknown names are refused when each layer is read, with their file, line and column.
+        if self.judge.auto_order.contains(&BackendName::Auto) {
+            let hint = BackendName::unknown("auto").hint.unwrap_or_default();
+            return Err(Error::config("unknown backend `auto` in judge.auto_order").with_hint(hint));
         }
         if self.judge.deadline_ms == 0 {
             return Err(Error::config("judge.deadline_ms must be greater than 0"));
@@ -351,7 +406,7 @@ mod tests {
     #[test]
     fn defaults_load() {
         let config = Config::defaults();
-        assert_eq!(config.judge.backend, "rules");
+        assert_eq!(config.judge.backend, BackendName::Rules);
         assert_eq!(config.stop.window_bytes, 4000);
         assert_eq!(config.stop.max_blocks_per_turn, 2);
         assert!(config.detectors.is_empty());
@@ -360,7 +415,7 @@ mod tests {
     #[test]
     fn user_layer_overrides_one_key_and_keeps_the_rest() {
         let config = layers("[judge]\nbackend = \"rules\"\n[stop]\nwindow_bytes = 100\n").unwrap();
-        assert_eq!(config.judge.backend, "rules");
+        assert_eq!(config.judge.backend, BackendName::Rules);
         assert_eq!(config.judge.deadline_ms, 25000);
         assert_eq!(config.stop.window_bytes, 100);
         assert_eq!(config.stop.max_blocks_per_turn, 2);
@@ -390,6 +445,23 @@ mod tests {
         let err = layers("[judge]\nbackend = \"gpt\"\n").unwrap_err();
         assert!(
             err.message.contains("unknown judge backend `gpt`"),
+            "{}",
+            err.message
+        );
+        // The unknown name is pointed at in its file, and the valid ones are listed.
+        assert!(
+            err.message.starts_with("/u/config.toml:2:11:"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("valid backends: auto, rules"),
+            "{}",
+            err.message
+        );
+        let err = layers("[judge]\nauto_order = [\"rules\", \"gtp\"]\n").unwrap_err();
+        assert!(
+            err.message.starts_with("/u/config.toml:2:"),
             "{}",
             err.message
         );

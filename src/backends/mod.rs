@@ -13,7 +13,7 @@ mod rules;
 
 use std::time::Instant;
 
-use crate::config::Config;
+use crate::config::{BackendName, Config};
 use crate::detectors::Detector;
 use crate::error::{Error, Result};
 
@@ -83,55 +83,54 @@ pub trait Backend: Send + Sync {
     fn call(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, BackendError>;
 }
 
-/// The backend names, in documentation order.
-pub const NAMES: [&str; 6] = ["rules", "command", "codex", "claude", "openai", "anthropic"];
-
 /// The backend to use: `name` if given (`--backend`), else the config's, resolving `auto`.
 pub fn select(config: &Config, name: Option<&str>) -> Result<Box<dyn Backend>> {
-    let name = name.unwrap_or(&config.judge.backend);
-    let name = if name == "auto" {
-        resolve_auto(config).0
-    } else {
-        name.to_string()
+    let name = match name {
+        Some(name) => BackendName::parse(name).ok_or_else(|| BackendName::unknown(name))?,
+        None => config.judge.backend,
     };
-    build(config, &name)
+    let name = match name {
+        BackendName::Auto => resolve_auto(config).0,
+        name => name,
+    };
+    build(config, name)
 }
 
 /// The first usable backend of `judge.auto_order`, and why it was chosen.
-pub fn resolve_auto(config: &Config) -> (String, String) {
-    for name in &config.judge.auto_order {
+pub fn resolve_auto(config: &Config) -> (BackendName, String) {
+    for &name in &config.judge.auto_order {
         if let Some(reason) = usable(config, name) {
-            return (name.clone(), reason);
+            return (name, reason);
         }
     }
-    ("rules".into(), "no other backend is usable".into())
+    (BackendName::Rules, "no other backend is usable".into())
 }
 
 /// Why `name` is usable right now, or None.
-pub fn usable(config: &Config, name: &str) -> Option<String> {
+pub fn usable(config: &Config, name: BackendName) -> Option<String> {
     let key_set = |var: &str| std::env::var(var).is_ok_and(|v| !v.trim().is_empty());
     match name {
-        "rules" => Some("built in, offline".into()),
-        "command" => (!config.judge.command.argv.is_empty())
+        BackendName::Rules => Some("built in, offline".into()),
+        BackendName::Command => (!config.judge.command.argv.is_empty())
             .then(|| format!("judge.command.argv = {:?}", config.judge.command.argv)),
-        "openai" => key_set(&config.judge.openai.api_key_env)
+        BackendName::OpenAi => key_set(&config.judge.openai.api_key_env)
             .then(|| format!("${} is set", config.judge.openai.api_key_env)),
-        "anthropic" => key_set(&config.judge.anthropic.api_key_env)
+        BackendName::Anthropic => key_set(&config.judge.anthropic.api_key_env)
             .then(|| format!("${} is set", config.judge.anthropic.api_key_env)),
-        "codex" => {
+        BackendName::Codex => {
             find_in_path(&config.judge.codex.binary).map(|p| format!("found {}", p.display()))
         }
-        "claude" => {
+        BackendName::Claude => {
             find_in_path(&config.judge.claude.binary).map(|p| format!("found {}", p.display()))
         }
-        _ => None,
+        BackendName::Auto => None,
     }
 }
 
-fn build(config: &Config, name: &str) -> Result<Box<dyn Backend>> {
+fn build(config: &Config, name: BackendName) -> Result<Box<dyn Backend>> {
     Ok(match name {
-        "rules" => Box::new(rules::Rules),
-        "command" => {
+        BackendName::Rules => Box::new(rules::Rules),
+        BackendName::Command => {
             if config.judge.command.argv.is_empty() {
                 return Err(
                     Error::config("the `command` backend needs judge.command.argv").with_hint(
@@ -141,14 +140,12 @@ fn build(config: &Config, name: &str) -> Result<Box<dyn Backend>> {
             }
             Box::new(command::CommandBackend::new(&config.judge.command))
         }
-        "codex" => Box::new(cli::Codex::new(&config.judge.codex)),
-        "claude" => Box::new(cli::Claude::new(&config.judge.claude)),
-        "openai" => Box::new(openai::OpenAi::new(&config.judge.openai)),
-        "anthropic" => Box::new(anthropic::Anthropic::new(&config.judge.anthropic)),
-        other => {
-            return Err(Error::usage(format!("unknown judge backend `{other}`"))
-                .with_hint(format!("valid backends: auto, {}", NAMES.join(", "))));
-        }
+        BackendName::Codex => Box::new(cli::Codex::new(&config.judge.codex)),
+        BackendName::Claude => Box::new(cli::Claude::new(&config.judge.claude)),
+        BackendName::OpenAi => Box::new(openai::OpenAi::new(&config.judge.openai)),
+        BackendName::Anthropic => Box::new(anthropic::Anthropic::new(&config.judge.anthropic)),
+        // `resolve_auto` never returns `auto` (it is not usable as such).
+        BackendName::Auto => return build(config, resolve_auto(config).0),
     })
 }
 

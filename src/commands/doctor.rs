@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 
 use crate::backends::{self, find_in_path};
 use crate::cli::DoctorArgs;
-use crate::config::{Config, ConfigFiles, DEFAULT_CONFIG, Source};
+use crate::config::{BackendName, Config, ConfigFiles, DEFAULT_CONFIG, Source};
 use crate::detectors::Detectors;
 use crate::doctor::{self, Availability, Check, CliFacts, LogDir, Program, Report, SettingsFile};
 use crate::error::{Error, Result, exit};
 use crate::fsutil;
 use crate::log::Record;
 use crate::paths;
-use crate::pipeline::{Judgement, Pipeline, Window};
+use crate::pipeline::{Judge, Judgement, Pipeline};
 use crate::settings::Format;
 
 /// `--version` and `--help` of an agent CLI must answer within this.
@@ -64,15 +64,21 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
 
     let chosen = match &config {
         Some(config) => {
-            let availability: Vec<Availability> = backends::NAMES
-                .iter()
+            let availability: Vec<Availability> = BackendName::BACKENDS
+                .into_iter()
                 .map(|name| availability(config, name))
                 .collect();
-            let auto = backends::resolve_auto(config);
+            let (auto, reason) = backends::resolve_auto(config);
+            let auto_order: Vec<String> = config
+                .judge
+                .auto_order
+                .iter()
+                .map(|b| b.as_str().to_string())
+                .collect();
             let (check, chosen) = doctor::check_backend(
-                &config.judge.backend,
-                &config.judge.auto_order,
-                &auto,
+                config.judge.backend.as_str(),
+                &auto_order,
+                &(auto.as_str().to_string(), reason),
                 &availability,
             );
             checks.push(check);
@@ -226,10 +232,10 @@ fn config_file_check(id: &str, label: &str, path: Option<&Path>) -> Check {
 }
 
 /// Whether a backend is usable now, and why not.
-fn availability(config: &Config, name: &str) -> Availability {
+fn availability(config: &Config, name: BackendName) -> Availability {
     let mut usable = backends::usable(config, name);
     let unusable = match name {
-        "command" => match config.judge.command.argv.first() {
+        BackendName::Command => match config.judge.command.argv.first() {
             None => "judge.command.argv is empty".to_string(),
             Some(program) if find_in_path(program).is_none() => {
                 usable = None;
@@ -237,14 +243,14 @@ fn availability(config: &Config, name: &str) -> Availability {
             }
             Some(_) => String::new(),
         },
-        "openai" => format!("${} is not set", config.judge.openai.api_key_env),
-        "anthropic" => format!("${} is not set", config.judge.anthropic.api_key_env),
-        "codex" => format!("`{}` not found on PATH", config.judge.codex.binary),
-        "claude" => format!("`{}` not found on PATH", config.judge.claude.binary),
-        _ => String::new(),
+        BackendName::OpenAi => format!("${} is not set", config.judge.openai.api_key_env),
+        BackendName::Anthropic => format!("${} is not set", config.judge.anthropic.api_key_env),
+        BackendName::Codex => format!("`{}` not found on PATH", config.judge.codex.binary),
+        BackendName::Claude => format!("`{}` not found on PATH", config.judge.claude.binary),
+        BackendName::Rules | BackendName::Auto => String::new(),
     };
     Availability {
-        name: name.to_string(),
+        name: name.as_str().to_string(),
         usable,
         unusable,
     }
@@ -473,17 +479,7 @@ fn probe(config: &Config) -> Result<Judgement> {
     }
     let detectors = Detectors::load(&probe_config)?;
     let commit = detectors.named(&["commit".to_string()])?;
-    let pipeline = Pipeline::new(commit)?;
-    let window = Window {
-        bytes: config.stop.window_bytes,
-        ..Window::default()
-    };
-    pipeline.judge(
-        doctor::PROBE_TEXT,
-        window,
-        || backends::select(config, None),
-        Duration::from_millis(config.judge.deadline_ms),
-    )
+    Judge::from_config(config, None).judge(&Pipeline::new(commit)?, doctor::PROBE_TEXT)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ use crate::guard::{self, Action, Decision};
 use crate::hook::{self, HookInput};
 use crate::log::Record;
 use crate::loopguard::{self, LoopGuard};
+use crate::pipeline::Judge;
 
 /// Set by agentguard on every judge subprocess: a hook that sees it allows at once.
 const JUDGE_ACTIVE: &str = backends::process::JUDGE_ACTIVE_VAR;
@@ -142,7 +143,7 @@ fn stop(
         StopText::Nothing(decision) => return (record, decision),
     };
     record.store_text(&text, config.log.store_text);
-    let violation = match guard::stop::judge(&text, config, detectors) {
+    let violation = match guard::stop::judge(&text, &Judge::from_config(config, None), detectors) {
         Judged::Decided(decision) => return (record, decision),
         Judged::Violation(violation) => violation,
     };

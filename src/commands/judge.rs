@@ -1,17 +1,15 @@
 //! `agentguard judge [FILE|-]`: run the detectors on a text, as the Stop hook would.
 
 use std::io::{Read, Write};
-use std::time::Duration;
 
 use serde_json::json;
 
-use crate::backends;
 use crate::cli::JudgeArgs;
 use crate::config::Config;
 use crate::detectors::{Detectors, Event};
 use crate::error::{Error, Result, exit};
 use crate::eval;
-use crate::pipeline::{Judgement, Layer1, Pipeline, Verdict, Window};
+use crate::pipeline::{Judge, Judgement, Layer1, Pipeline, Verdict};
 
 /// Texts larger than this are refused: the judge reads a message, not a data set.
 const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
@@ -27,23 +25,17 @@ pub fn run(args: JudgeArgs) -> Result<u8> {
         // Named detectors run whatever their event: `--detector destructive` judges a command.
         detectors.named(&args.detectors)?
     };
-    let backend_name = args.backend.as_deref();
-    if let Some(name) = backend_name {
+    let judge = Judge::from_config(&config, args.backend.as_deref());
+    if args.backend.is_some() {
         // Fail on a wrong name now, even when Layer 1 would never need the backend.
-        backends::select(&config, Some(name))?;
+        judge.backend()?;
     }
     if let Some(path) = &args.eval {
-        return evaluate(
-            path,
-            &config,
-            &Pipeline::new(selected)?,
-            backend_name,
-            args.json,
-        );
+        return evaluate(path, &judge, &Pipeline::new(selected)?, args.json);
     }
     let pipeline = Pipeline::new(selected)?;
     let text = read_text(args.file.as_deref())?;
-    let judgement = judge_text(&config, &pipeline, backend_name, &text)?;
+    let judgement = judge.judge(&pipeline, &text)?;
     if args.json {
         writeln!(std::io::stdout(), "{}", to_json(&judgement))?;
     } else {
@@ -56,40 +48,15 @@ pub fn run(args: JudgeArgs) -> Result<u8> {
     })
 }
 
-fn judge_text(
-    config: &Config,
-    pipeline: &Pipeline,
-    backend_name: Option<&str>,
-    text: &str,
-) -> Result<Judgement> {
-    let window = Window {
-        bytes: config.stop.window_bytes,
-        ..Window::default()
-    };
-    let timeout = Duration::from_millis(config.judge.deadline_ms);
-    pipeline.judge(
-        crate::text::tail(text, config.stop.scan_bytes),
-        window,
-        || backends::select(config, backend_name),
-        timeout,
-    )
-}
-
 /// `--eval`: judges every labeled example and prints the figures per detector.
-fn evaluate(
-    path: &std::path::Path,
-    config: &Config,
-    pipeline: &Pipeline,
-    backend_name: Option<&str>,
-    json: bool,
-) -> Result<u8> {
+fn evaluate(path: &std::path::Path, judge: &Judge, pipeline: &Pipeline, json: bool) -> Result<u8> {
     let text = std::fs::read_to_string(path).map_err(|err| Error::io_at("read", path, err))?;
     let examples = eval::parse_examples(&text)
         .map_err(|err| Error::usage(format!("{}: {err}", path.display())))?;
-    let backend = backends::select(config, backend_name)?;
+    let backend = judge.backend()?;
     let mut scores = std::collections::BTreeMap::new();
     for example in &examples {
-        let judgement = judge_text(config, pipeline, backend_name, &example.text)?;
+        let judgement = judge.judge(pipeline, &example.text)?;
         eval::score(&mut scores, pipeline.detectors(), example, &judgement);
     }
     let ordered: Vec<&eval::DetectorScore> = pipeline

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use jiff::tz::TimeZone;
 
-use crate::backends;
 use crate::cli::{LabelValue, LogFilter, LogsArgs, LogsCommand};
 use crate::config::Config;
 use crate::detectors::{Detectors, Event};
@@ -16,7 +15,7 @@ use crate::error::{Error, Result, exit};
 use crate::log::{self, BadLine, Label, Record};
 use crate::logview::render::{self, Paint, verdict_color};
 use crate::logview::{self, Filter};
-use crate::pipeline::{Pipeline, Window};
+use crate::pipeline::{Judge, Pipeline};
 
 /// `agentguard logs` without `--since` shows this many of the newest matching decisions.
 const DEFAULT_COUNT: usize = 50;
@@ -482,19 +481,15 @@ fn replay(
     let filter = to_filter(args)?;
     let detectors = Detectors::load(config)?;
     detectors.check_patterns()?;
-    if let Some(name) = backend_name {
-        backends::select(config, Some(name))?;
+    let judge = Judge::from_config(config, backend_name);
+    if backend_name.is_some() {
+        judge.backend()?;
     }
     let pipeline = Pipeline::new(detectors.select(Event::Stop, &[])?)?;
     if log::day_files(dir).is_empty() {
         no_log_yet(out, dir, json)?;
         return Ok(exit::OK);
     }
-    let window = Window {
-        bytes: config.stop.window_bytes,
-        ..Window::default()
-    };
-    let timeout = Duration::from_millis(config.judge.deadline_ms);
     let mut counts = logview::ReplayCounts::default();
     let mut changes = Vec::new();
     for item in log::records_from(dir, filter.first_day()) {
@@ -507,12 +502,7 @@ fn replay(
             }
         };
         let text = record.text.as_deref().unwrap_or_default();
-        let judgement = pipeline.judge(
-            crate::text::tail(text, config.stop.scan_bytes),
-            window,
-            || backends::select(config, backend_name),
-            timeout,
-        )?;
+        let judgement = judge.judge(&pipeline, text)?;
         let change = logview::classify(record.verdict, judgement.verdict);
         counts.add(change);
         if record.verdict != judgement.verdict || change == logview::Change::Failure {

@@ -1,14 +1,11 @@
 //! The PreToolUse decision: a read-only role may not write, and destructive commands need the
 //! user's approval.
 
-use std::time::Duration;
-
-use crate::backends;
 use crate::cli::Host;
 use crate::config::Config;
 use crate::detectors::{Detector, Detectors, Event};
 use crate::hook::HookInput;
-use crate::pipeline::{self, Judgement, Pipeline, Verdict, Window};
+use crate::pipeline::{self, Judge, Judgement, Pipeline, Verdict};
 use crate::shell::{self, ReadOnlyVerdict};
 
 use super::{Action, Decision, unjudged_tool};
@@ -110,13 +107,7 @@ fn gate_destructive(host: Host, text: &str, config: &Config, detectors: &Detecto
     let detectors_run: Vec<String> = selected.iter().map(|d| d.name.clone()).collect();
     let result = Pipeline::new(selected.clone()).and_then(|pipeline| {
         if config.pretool.judge {
-            let timeout = Duration::from_millis(config.judge.deadline_ms);
-            pipeline.judge(
-                text,
-                Window::default(),
-                || backends::select(config, None),
-                timeout,
-            )
+            Judge::for_command(config).judge(&pipeline, text)
         } else {
             pipeline
                 .layer1(text)

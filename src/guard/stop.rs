@@ -1,13 +1,9 @@
 //! The Stop decision: which text is judged, what the judge found, and whether the loop guard
 //! lets a violation block.
 
-use std::time::Duration;
-
-use crate::backends;
-use crate::config::Config;
 use crate::detectors::{Detectors, Event};
 use crate::loopguard::{Guard, LoopGuard};
-use crate::pipeline::{Judgement, Pipeline, Verdict, Window};
+use crate::pipeline::{Judge, Judgement, Pipeline, Verdict};
 
 use super::{Action, Decision};
 
@@ -56,21 +52,14 @@ pub struct Violation {
     reason: String,
 }
 
-/// Runs the Stop detectors over `text` with the config's judge.
-pub fn judge(text: &str, config: &Config, detectors: &Detectors) -> Judged {
+/// Runs the Stop detectors over `text` with `judge` (`Judge::from_config`).
+pub fn judge(text: &str, judge: &Judge, detectors: &Detectors) -> Judged {
     let selected = match detectors.select(Event::Stop, &[]) {
         Ok(selected) => selected,
         Err(err) => return Judged::Decided(Decision::failed_open(err.message)),
     };
     let detectors_run: Vec<String> = selected.iter().map(|d| d.name.clone()).collect();
-    let window = Window {
-        bytes: config.stop.window_bytes,
-        ..Window::default()
-    };
-    let timeout = Duration::from_millis(config.judge.deadline_ms);
-    let judged = Pipeline::new(selected).and_then(|pipeline| {
-        pipeline.judge(text, window, || backends::select(config, None), timeout)
-    });
+    let judged = Pipeline::new(selected).and_then(|pipeline| judge.judge(&pipeline, text));
     let judgement = match judged {
         Ok(judgement) => judgement,
         Err(err) => {
@@ -170,16 +159,17 @@ impl Violation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn rules_config() -> Config {
         let mut config = Config::defaults();
-        config.judge.backend = "rules".into();
+        config.judge.backend = crate::config::BackendName::Rules;
         config
     }
 
     fn judged(text: &str, config: &Config) -> Judged {
         let detectors = Detectors::load(config).unwrap();
-        judge(text, config, &detectors)
+        judge(text, &Judge::from_config(config, None), &detectors)
     }
 
     const UNVERIFIED: &str = "I updated the parser. Shall I commit and push now?";
@@ -296,7 +286,7 @@ mod tests {
     fn judge_failure_fails_open_with_a_message() {
         let mut config = rules_config();
         // A backend that cannot be built fails every Layer 1 hit with that reason.
-        config.judge.backend = "command".into();
+        config.judge.backend = crate::config::BackendName::Command;
         let Judged::Decided(decision) = judged(UNVERIFIED, &config) else {
             panic!("a failed judge is not a violation");
         };

@@ -6,8 +6,11 @@
 //! backend → extract the JSON object → formula → `violation | allow | fail`. Several hits are
 //! judged in parallel under one shared deadline.
 
+mod judge;
 pub mod reply;
 pub mod wrap;
+
+pub use judge::Judge;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -1,0 +1,65 @@
+//! How the config judges a text: the judged window, the deadline, the scanned tail and the
+//! backend. Every caller that judges as the Stop hook would (`hook stop`, `judge`,
+//! `logs replay`, `doctor --probe`) goes through [`Judge::from_config`], so they cannot drift
+//! apart.
+
+use std::time::Duration;
+
+use crate::backends::{self, Backend};
+use crate::config::Config;
+use crate::error::Result;
+
+use super::{Judgement, Pipeline, Window};
+
+/// The judge settings of one config, for any number of texts.
+pub struct Judge<'c> {
+    config: &'c Config,
+    /// `--backend`, overriding `judge.backend`.
+    backend: Option<&'c str>,
+    window: Window,
+    timeout: Duration,
+    /// Only the last this many bytes are judged (`None`: all of it).
+    scan_bytes: Option<usize>,
+}
+
+impl<'c> Judge<'c> {
+    /// Stop texts: the config's window and scanned tail (`[stop]`), its deadline and backend
+    /// (or `backend` instead, from `--backend`).
+    pub fn from_config(config: &'c Config, backend: Option<&'c str>) -> Judge<'c> {
+        Judge {
+            config,
+            backend,
+            window: Window {
+                bytes: config.stop.window_bytes,
+                ..Window::default()
+            },
+            timeout: Duration::from_millis(config.judge.deadline_ms),
+            scan_bytes: Some(config.stop.scan_bytes),
+        }
+    }
+
+    /// Shell commands (PreToolUse): the default window over the whole command.
+    pub fn for_command(config: &'c Config) -> Judge<'c> {
+        Judge {
+            config,
+            backend: None,
+            window: Window::default(),
+            timeout: Duration::from_millis(config.judge.deadline_ms),
+            scan_bytes: None,
+        }
+    }
+
+    /// The backend, built now: to fail on a wrong name before judging anything.
+    pub fn backend(&self) -> Result<Box<dyn Backend>> {
+        backends::select(self.config, self.backend)
+    }
+
+    /// Judges `text` with `pipeline`; the backend is built only if Layer 1 hits.
+    pub fn judge(&self, pipeline: &Pipeline, text: &str) -> Result<Judgement> {
+        let text = match self.scan_bytes {
+            Some(bytes) => crate::text::tail(text, bytes),
+            None => text,
+        };
+        pipeline.judge(text, self.window, || self.backend(), self.timeout)
+    }
+}
