@@ -4,6 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::hosts::{HookCall, HookEvent, Host, Scope};
+pub use crate::launch::AgentCli;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "agentguard",
@@ -33,22 +36,12 @@ impl Cli {
             .skip(1)
             .map(|a| a.to_str())
             .collect::<Option<_>>()?;
-        let (event, rest) = match args.as_slice() {
-            ["hook", event, rest @ ..] => (*event, rest),
-            _ => return None,
-        };
-        let host = match rest {
-            [] => Host::Claude,
-            ["--host", value] => Host::from_str(value, false).ok()?,
-            [flag] => Host::from_str(flag.strip_prefix("--host=")?, false).ok()?,
-            _ => return None,
-        };
+        let (call, host) = crate::hosts::command::parse_args(&args)?;
         let args = HookArgs { host };
-        match event {
-            "stop" => Some(HookCommand::Stop(args)),
-            "pre-tool" => Some(HookCommand::PreTool(args)),
-            _ => None,
-        }
+        Some(match call {
+            HookCall::Stop => HookCommand::Stop(args),
+            HookCall::PreTool => HookCommand::PreTool(args),
+        })
     }
 }
 
@@ -78,41 +71,6 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Update agentguard from its releases
     SelfUpdate(SelfUpdateArgs),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Host {
-    /// Claude Code
-    Claude,
-    /// OpenAI Codex CLI
-    Codex,
-}
-
-impl Host {
-    /// The host's name in the log and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Host::Claude => "claude",
-            Host::Codex => "codex",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Scope {
-    /// ~/.claude/settings.json, ~/.codex/
-    User,
-    /// .claude/settings.json in the project (shared with the team)
-    Project,
-    /// .claude/settings.local.json in the project (not committed)
-    Local,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum HookEvent {
-    Stop,
-    SubagentStop,
-    PreTool,
 }
 
 #[derive(Debug, Args)]
@@ -319,15 +277,6 @@ pub enum ConfigCommand {
         #[arg(long)]
         project: bool,
     },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AgentCli {
-    Claude,
-    Codex,
-    Grok,
-    Opencode,
-    Gemini,
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::hosts::{self, Host, OurCommand};
 use crate::log::Record;
 use crate::pipeline::{Judgement, Layer1, Verdict};
 use crate::settings::{self, Format, SettingsError};
@@ -136,7 +137,7 @@ fn plural(n: usize) -> &'static str {
 pub fn check_binary(exe: &Path, version: &str, on_path: Option<&Path>) -> Check {
     let id = "binary";
     let name = exe.file_name().map(|n| n.to_string_lossy().into_owned());
-    if !matches!(name.as_deref(), Some("agentguard" | "agentguard.exe")) {
+    if !name.as_deref().is_some_and(hosts::is_binary_name) {
         return Check::warn(
             id,
             format!(
@@ -390,7 +391,7 @@ pub fn hook_entries(format: Format, text: &str) -> Result<Vec<HookEntry>, Settin
     let body = text.trim_start_matches('\u{feff}');
     let mut entries = Vec::new();
     let mut push = |event: &str, command: &str| {
-        if settings::is_agentguard_command(command) {
+        if hosts::is_agentguard_command(command) {
             entries.push(HookEntry {
                 event: event.to_string(),
                 command: command.to_string(),
@@ -467,24 +468,6 @@ pub enum Program {
     NotExecutable,
 }
 
-/// The program (first word) of a hook command, and the `--host` it passes (claude by default).
-pub fn command_program_and_host(command: &str) -> Option<(String, String)> {
-    let words = shlex::split(command)?;
-    let program = words.first()?.clone();
-    let mut host = "claude".to_string();
-    let mut rest = words.iter().skip(1);
-    while let Some(word) = rest.next() {
-        if word == "--host" {
-            if let Some(value) = rest.next() {
-                host = value.clone();
-            }
-        } else if let Some(value) = word.strip_prefix("--host=") {
-            host = value.to_string();
-        }
-    }
-    Some((program, host))
-}
-
 /// One settings file of a scope, as read.
 #[derive(Debug, Clone)]
 pub struct SettingsFile {
@@ -499,8 +482,8 @@ pub struct Scope<'a> {
     pub id: &'a str,
     /// "Claude Code user settings".
     pub label: &'a str,
-    /// claude or codex: the `--host` our commands must pass there.
-    pub host: &'a str,
+    /// The host that reads these files: the `--host` our commands must pass there.
+    pub host: Host,
     /// The `agentguard install` arguments that repair this scope.
     pub install_args: &'a str,
     pub files: &'a [SettingsFile],
@@ -517,9 +500,9 @@ pub struct HooksOff {
 }
 
 /// The hooks-off switch of one settings text, if it is set.
-pub fn hooks_off(host: &str, format: Format, path: &Path, text: &str) -> Option<HooksOff> {
+pub fn hooks_off(host: Host, format: Format, path: &Path, text: &str) -> Option<HooksOff> {
     match (host, format) {
-        ("codex", Format::Toml) => {
+        (Host::Codex, Format::Toml) => {
             settings::codex_hooks_disabled(text)
                 .unwrap_or(false)
                 .then(|| HooksOff {
@@ -534,7 +517,7 @@ pub fn hooks_off(host: &str, format: Format, path: &Path, text: &str) -> Option<
                     ),
                 })
         }
-        ("claude", Format::Json) => {
+        (Host::Claude, Format::Json) => {
             let value: serde_json::Value =
                 serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
             (value.get("disableAllHooks").and_then(|v| v.as_bool()) == Some(true)).then(|| {
@@ -614,18 +597,23 @@ pub fn check_settings_scope(
             found_files.push(path.to_string());
         }
         for entry in entries {
-            let Some((prog, host)) = command_program_and_host(&entry.command) else {
+            let Some(OurCommand {
+                program: prog,
+                host,
+                ..
+            }) = hosts::command::parse(&entry.command)
+            else {
                 continue;
             };
             let event = &entry.event;
             // The first problem is reported; every entry still counts as installed, so the
             // checks that depend on installed hooks see them.
-            let problem = if host != scope.host {
+            let problem = if host != scope.host.name() {
                 Some((
                     format!(
                         "the {event} hook in {path} answers with `--host {host}`, but this file \
                          is read by {}",
-                        scope.host
+                        scope.host.name()
                     ),
                     install.clone(),
                 ))
@@ -1421,12 +1409,13 @@ mod tests {
 
     #[test]
     fn command_host_is_read_with_the_claude_default() {
+        let ours = hosts::command::parse("'/a b/agentguard' hook stop --host codex").unwrap();
         assert_eq!(
-            command_program_and_host("'/a b/agentguard' hook stop --host codex"),
-            Some(("/a b/agentguard".into(), "codex".into()))
+            (ours.program.as_str(), ours.host.as_str()),
+            ("/a b/agentguard", "codex")
         );
         assert_eq!(
-            command_program_and_host("agentguard hook stop").unwrap().1,
+            hosts::command::parse("agentguard hook stop").unwrap().host,
             "claude"
         );
     }
@@ -1443,7 +1432,7 @@ mod tests {
         Scope {
             id: "settings.claude.user",
             label: "Claude Code user settings",
-            host: "claude",
+            host: Host::Claude,
             install_args: "--scope user",
             files,
             hooks_off: None,
@@ -1511,11 +1500,11 @@ mod tests {
         let scope = Scope {
             id: "settings.codex.user",
             label: "Codex user hooks",
-            host: "codex",
+            host: Host::Codex,
             install_args: "--host codex --scope user",
             files: &files,
             hooks_off: hooks_off(
-                "codex",
+                Host::Codex,
                 Format::Toml,
                 Path::new("/h/.codex/config.toml"),
                 "[features]\nhooks = false\n",
@@ -1529,18 +1518,32 @@ mod tests {
     #[test]
     fn claude_disable_all_hooks_is_found() {
         let path = Path::new("/h/.claude/settings.json");
-        let off = hooks_off("claude", Format::Json, path, r#"{"disableAllHooks": true}"#).unwrap();
+        let off = hooks_off(
+            Host::Claude,
+            Format::Json,
+            path,
+            r#"{"disableAllHooks": true}"#,
+        )
+        .unwrap();
         assert!(off.what.contains("disableAllHooks"));
         assert!(
             hooks_off(
-                "claude",
+                Host::Claude,
                 Format::Json,
                 path,
                 r#"{"disableAllHooks": false}"#
             )
             .is_none()
         );
-        assert!(hooks_off("codex", Format::Json, path, r#"{"disableAllHooks": true}"#).is_none());
+        assert!(
+            hooks_off(
+                Host::Codex,
+                Format::Json,
+                path,
+                r#"{"disableAllHooks": true}"#
+            )
+            .is_none()
+        );
         let text = r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agentguard hook stop"}]}]}}"#;
         let files = scope_files(Some(text));
         let scope = Scope {

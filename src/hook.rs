@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::cli::Host;
+use crate::hosts::Host;
 
 /// Hook input larger than this is refused (and answered per the failure direction).
 pub const MAX_INPUT_BYTES: u64 = 8 * 1024 * 1024;

@@ -9,8 +9,17 @@
 
 use serde_json::Value;
 
-use crate::cli::AgentCli;
 use crate::error::{Error, Result};
+
+/// An agent CLI `agentguard launch` can start as a read-only reviewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AgentCli {
+    Claude,
+    Codex,
+    Grok,
+    Opencode,
+    Gemini,
+}
 
 // The paragraph every reviewer is given, and the variable that tells agentguard's PreToolUse
 // hook to enforce the role: defined with the policy that enforces them.

@@ -16,6 +16,7 @@ pub mod fsutil;
 pub mod gate;
 pub mod guard;
 pub mod hook;
+pub mod hosts;
 pub mod launch;
 pub mod literals;
 pub mod log;

@@ -22,34 +22,8 @@
 //! `tests/fixtures/install/codex_config.toml`). Codex's PreToolUse matches the tool names `Bash`,
 //! `apply_patch` and MCP tools, so its matcher differs from Claude's.
 
-use crate::cli::{HookEvent, Host};
-
-/// Stop and SubagentStop run the judge (an LLM call on a Layer 1 hit): its deadline plus margin.
-pub const STOP_TIMEOUT_SECS: i64 = 60;
-/// PreToolUse decides from rules only; the host waits this long at most.
-pub const PRE_TOOL_TIMEOUT_SECS: i64 = 30;
-/// The Claude Code tools that can write or run commands.
-pub const CLAUDE_PRE_TOOL_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit";
-/// The Codex tools that can write or run commands.
-pub const CODEX_PRE_TOOL_MATCHER: &str = "Bash|apply_patch";
-
-/// The file formats a settings file can have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Claude Code settings, Codex `hooks.json`.
-    Json,
-    /// Codex `config.toml` with inline `[[hooks.<Event>]]` tables.
-    Toml,
-}
-
-/// One hook entry agentguard wants in a settings file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookSpec {
-    pub event: HookEvent,
-    pub command: String,
-    pub timeout: i64,
-    pub matcher: Option<&'static str>,
-}
+pub use crate::hosts::{Format, HookSpec};
+use crate::hosts::{HookEvent, event_key, is_agentguard_command};
 
 /// What happened to one event's entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,66 +72,6 @@ impl SettingsError {
     }
 }
 
-/// The key the host uses for an event.
-pub fn event_key(event: HookEvent) -> &'static str {
-    match event {
-        HookEvent::Stop => "Stop",
-        HookEvent::SubagentStop => "SubagentStop",
-        HookEvent::PreTool => "PreToolUse",
-    }
-}
-
-/// The entries to install for `events`, running `program` (an absolute path).
-pub fn hook_specs(host: Host, program: &str, events: &[HookEvent]) -> Vec<HookSpec> {
-    let program = shlex::try_quote(program)
-        .map(|quoted| quoted.into_owned())
-        .unwrap_or_else(|_| program.to_string());
-    let host_name = match host {
-        Host::Claude => "claude",
-        Host::Codex => "codex",
-    };
-    let mut specs: Vec<HookSpec> = Vec::new();
-    for &event in events {
-        if specs.iter().any(|s| s.event == event) {
-            continue;
-        }
-        let (subcommand, timeout, matcher) = match event {
-            HookEvent::Stop | HookEvent::SubagentStop => ("stop", STOP_TIMEOUT_SECS, None),
-            HookEvent::PreTool => (
-                "pre-tool",
-                PRE_TOOL_TIMEOUT_SECS,
-                Some(match host {
-                    Host::Claude => CLAUDE_PRE_TOOL_MATCHER,
-                    Host::Codex => CODEX_PRE_TOOL_MATCHER,
-                }),
-            ),
-        };
-        specs.push(HookSpec {
-            event,
-            command: format!("{program} hook {subcommand} --host {host_name}"),
-            timeout,
-            matcher,
-        });
-    }
-    specs
-}
-
-/// Whether a hook command is one of ours: a program named `agentguard` (any directory), then
-/// `hook stop` or `hook pre-tool`. Recognizing by name, not by path, is what lets a reinstall
-/// from a moved binary update the old entry instead of adding a second one.
-pub fn is_agentguard_command(command: &str) -> bool {
-    let Some(words) = shlex::split(command) else {
-        return false;
-    };
-    let [program, hook, subcommand, ..] = words.as_slice() else {
-        return false;
-    };
-    let name = program.rsplit('/').next().unwrap_or(program);
-    matches!(name, "agentguard" | "agentguard.exe")
-        && hook == "hook"
-        && matches!(subcommand.as_str(), "stop" | "pre-tool")
-}
-
 /// Adds or updates our entries for `specs`; never duplicates one.
 pub fn install(format: Format, text: &str, specs: &[HookSpec]) -> Result<Edit, SettingsError> {
     match format {
@@ -180,8 +94,7 @@ pub fn uninstall(format: Format, text: &str, events: &[HookEvent]) -> Result<Edi
 
 /// Whether the text holds any entry of ours, under any of agentguard's events.
 pub fn has_agentguard_hooks(format: Format, text: &str) -> Result<bool, SettingsError> {
-    let all = [HookEvent::Stop, HookEvent::SubagentStop, HookEvent::PreTool];
-    Ok(uninstall(format, text, &all)?.changed())
+    Ok(uninstall(format, text, &HookEvent::ALL)?.changed())
 }
 
 /// Whether a TOML text has a `hooks` table (the user keeps Codex hooks in config.toml).
@@ -688,6 +601,7 @@ mod toml {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hosts::{CLAUDE_PRE_TOOL_MATCHER, CODEX_PRE_TOOL_MATCHER, Host, hook_specs};
 
     const ALL: [HookEvent; 3] = [HookEvent::Stop, HookEvent::SubagentStop, HookEvent::PreTool];
 

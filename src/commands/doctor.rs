@@ -14,6 +14,7 @@ use crate::detectors::Detectors;
 use crate::doctor::{self, Availability, Check, CliFacts, LogDir, Program, Report, SettingsFile};
 use crate::error::{Error, Result, exit};
 use crate::fsutil;
+use crate::hosts::{Host, locations};
 use crate::log::Record;
 use crate::paths;
 use crate::pipeline::{Judge, Judgement, Pipeline};
@@ -266,54 +267,25 @@ fn settings_checks(
     checks: &mut Vec<Check>,
 ) -> BTreeMap<String, BTreeSet<String>> {
     let home = paths::home_dir().unwrap_or_default();
-    let claude_user = dir_from_env("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
-    let codex_user = dir_from_env("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
     let project = cwd.map(Path::to_path_buf).unwrap_or_default();
-    let json = |path: PathBuf| read_settings(path, Format::Json);
-    let toml = |path: PathBuf| read_settings(path, Format::Toml);
-    let scopes: Vec<(&str, &str, &str, &str, Vec<SettingsFile>)> = vec![
-        (
-            "settings.claude.user",
-            "Claude Code user settings",
-            "claude",
-            "--scope user",
-            vec![json(claude_user.join("settings.json"))],
-        ),
-        (
-            "settings.claude.project",
-            "Claude Code project settings",
-            "claude",
-            "--scope project",
-            vec![json(project.join(".claude/settings.json"))],
-        ),
-        (
-            "settings.claude.local",
-            "Claude Code local settings",
-            "claude",
-            "--scope local",
-            vec![json(project.join(".claude/settings.local.json"))],
-        ),
-        (
-            "settings.codex.user",
-            "Codex user hooks",
-            "codex",
-            "--host codex --scope user",
-            vec![
-                json(codex_user.join("hooks.json")),
-                toml(codex_user.join("config.toml")),
-            ],
-        ),
-        (
-            "settings.codex.project",
-            "Codex project hooks",
-            "codex",
-            "--host codex --scope project",
-            vec![
-                json(project.join(".codex/hooks.json")),
-                toml(project.join(".codex/config.toml")),
-            ],
-        ),
-    ];
+    let scopes: Vec<(String, &str, Host, String, Vec<SettingsFile>)> = locations::SCOPES
+        .into_iter()
+        .filter_map(|(host, scope)| {
+            let user_dir = locations::user_dir(host, Some(&home)).unwrap_or_default();
+            let files = locations::location(host, scope)?
+                .paths(&user_dir, &project)
+                .into_iter()
+                .map(|(path, format)| read_settings(path, format))
+                .collect();
+            Some((
+                locations::scope_id(host, scope),
+                locations::scope_label(host, scope),
+                host,
+                locations::install_args(host, scope),
+                files,
+            ))
+        })
+        .collect();
     let program = |prog: &str| resolve_program(prog, cwd, exe);
     let mut installed = BTreeMap::new();
     // Run from the home directory, a project scope reads the user scope's own files: report
@@ -340,12 +312,12 @@ fn settings_checks(
         seen.extend(keys.into_iter().map(|key| (key, *label)));
         let hooks_off = files.iter().find_map(|file| {
             let text = file.text.as_ref()?.as_ref().ok()?;
-            doctor::hooks_off(host, file.format, &file.path, text)
+            doctor::hooks_off(*host, file.format, &file.path, text)
         });
         let scope = doctor::Scope {
             id,
             label,
-            host,
+            host: *host,
             install_args,
             files,
             hooks_off,
@@ -366,12 +338,6 @@ fn same_file_key(path: &Path) -> PathBuf {
         (Some(Ok(parent)), Some(name)) => parent.join(name),
         _ => path.to_path_buf(),
     }
-}
-
-fn dir_from_env(var: &str) -> Option<PathBuf> {
-    std::env::var_os(var)
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
 }
 
 fn read_settings(path: PathBuf, format: Format) -> SettingsFile {

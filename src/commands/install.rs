@@ -12,10 +12,12 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use crate::cli::{HookEvent, Host, InstallArgs, Scope};
+use crate::cli::InstallArgs;
 use crate::error::{Error, Result, exit};
 use crate::fsutil;
-use crate::settings::{self, Change, Edit, Format, HookSpec, SettingsError};
+use crate::hosts::locations::{self, Base};
+use crate::hosts::{self, HookEvent, HookSpec, Host};
+use crate::settings::{self, Change, Edit, Format, SettingsError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Action {
@@ -49,7 +51,7 @@ pub fn run_uninstall(args: InstallArgs) -> Result<u8> {
 
 fn run(args: &InstallArgs, action: Action) -> Result<u8> {
     let specs = match action {
-        Action::Install => settings::hook_specs(args.host, &hook_program()?, &args.events),
+        Action::Install => hosts::hook_specs(args.host, &hook_program()?, &args.events),
         Action::Uninstall => Vec::new(),
     };
     let mut wrote = false;
@@ -61,20 +63,7 @@ fn run(args: &InstallArgs, action: Action) -> Result<u8> {
         }
     }
     if wrote && action == Action::Install {
-        let mut note = String::from(match args.host {
-            Host::Claude => {
-                "Claude Code reads hooks when a session starts: restart running sessions (or review \
-                 the hooks in /hooks).\n"
-            }
-            Host::Codex => {
-                "Codex runs new or changed hooks only after you trust them: start Codex and open \
-                 /hooks to review and trust agentguard's hooks.\n"
-            }
-        });
-        if args.host == Host::Codex && args.scope == Scope::Project {
-            note.push_str("Codex loads a project's hooks only once you trust the project.\n");
-        }
-        say(&note)?;
+        say(&hosts::after_install_note(args.host, args.scope))?;
     }
     if args.host == Host::Codex && action == Action::Install {
         warn_if_codex_hooks_disabled(args)?;
@@ -84,9 +73,11 @@ fn run(args: &InstallArgs, action: Action) -> Result<u8> {
 
 /// Hooks switched off in Codex's config would make the install silently useless: say so.
 fn warn_if_codex_hooks_disabled(args: &InstallArgs) -> Result<()> {
-    let config = match args.scope {
-        Scope::User => codex_user_dir()?.join("config.toml"),
-        _ => project_dir(args)?.join(".codex/config.toml"),
+    let Some((config, _)) = settings_files(args)?
+        .into_iter()
+        .find(|(_, format)| *format == Format::Toml)
+    else {
+        return Ok(());
     };
     let Some(text) = read(&resolve(&config)?)? else {
         return Ok(());
@@ -296,7 +287,7 @@ fn summary(
             Change::Removed => "removed",
             Change::Absent => "not present",
         };
-        out.push_str(&format!("  {:<13} {word}\n", settings::event_key(*event)));
+        out.push_str(&format!("  {:<13} {word}\n", hosts::event_key(*event)));
     }
     if let Some(backup) = backup {
         out.push_str(&format!(
@@ -337,7 +328,7 @@ fn hook_program() -> Result<String> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if !matches!(name.as_str(), "agentguard" | "agentguard.exe") {
+    if !hosts::is_binary_name(&name) {
         return Err(Error::usage(format!(
             "the running binary is named `{name}`, but agentguard recognizes its own hook entries \
              by the program name `agentguard`"
@@ -353,32 +344,28 @@ fn hook_program() -> Result<String> {
     })
 }
 
+/// The settings files of the chosen host and scope.
+fn settings_files(args: &InstallArgs) -> Result<Vec<(PathBuf, Format)>> {
+    let Some(location) = locations::location(args.host, args.scope) else {
+        return Err(Error::usage("Codex has no local settings scope").with_hint(
+            "use --scope project (<project>/.codex/hooks.json, loaded once Codex trusts the \
+             project) or --scope user",
+        ));
+    };
+    Ok(match location.base {
+        Base::User => location.paths(&user_dir(args.host)?, Path::new("")),
+        Base::Project => location.paths(Path::new(""), &project_dir(args)?),
+    })
+}
+
 fn targets(args: &InstallArgs, action: Action) -> Result<Vec<Target>> {
+    let files: Vec<Target> = settings_files(args)?
+        .into_iter()
+        .map(|(path, format)| Target { path, format })
+        .collect();
     match args.host {
-        Host::Claude => {
-            let path = match args.scope {
-                Scope::User => claude_user_dir()?.join("settings.json"),
-                Scope::Project => project_dir(args)?.join(".claude/settings.json"),
-                Scope::Local => project_dir(args)?.join(".claude/settings.local.json"),
-            };
-            Ok(vec![Target {
-                path,
-                format: Format::Json,
-            }])
-        }
-        Host::Codex => {
-            let dir = match args.scope {
-                Scope::User => codex_user_dir()?,
-                Scope::Project => project_dir(args)?.join(".codex"),
-                Scope::Local => {
-                    return Err(Error::usage("Codex has no local settings scope").with_hint(
-                        "use --scope project (<project>/.codex/hooks.json, loaded once Codex \
-                         trusts the project) or --scope user",
-                    ));
-                }
-            };
-            codex_targets(&dir, action)
-        }
+        Host::Claude => Ok(files),
+        Host::Codex => codex_targets(files, action),
     }
 }
 
@@ -387,15 +374,11 @@ fn targets(args: &InstallArgs, action: Action) -> Result<Vec<Target>> {
 /// entries, else `hooks.json` if it exists, else `config.toml` if the user keeps hooks there,
 /// else a new `hooks.json` (a file of its own: the user's config.toml stays untouched).
 /// Uninstall looks in both.
-fn codex_targets(dir: &Path, action: Action) -> Result<Vec<Target>> {
-    let json = Target {
-        path: dir.join("hooks.json"),
-        format: Format::Json,
-    };
-    let toml = Target {
-        path: dir.join("config.toml"),
-        format: Format::Toml,
-    };
+fn codex_targets(files: Vec<Target>, action: Action) -> Result<Vec<Target>> {
+    let [json, toml]: [Target; 2] = files
+        .try_into()
+        .map_err(|_| Error::usage("internal: the Codex scope lists hooks.json and config.toml"))?;
+    let dir = json.path.parent().unwrap_or(Path::new("")).to_path_buf();
     let json_text = read(&resolve(&json.path)?)?;
     let toml_text = read(&resolve(&toml.path)?)?;
     if action == Action::Uninstall {
@@ -441,25 +424,10 @@ fn resolve(path: &Path) -> Result<PathBuf> {
     fsutil::resolve_symlinks(path).map_err(|e| Error::io_at("resolve", path, e))
 }
 
-fn home() -> Result<PathBuf> {
-    crate::paths::home_dir()
+/// The host's user directory (its override variable, else under the home directory).
+fn user_dir(host: Host) -> Result<PathBuf> {
+    locations::user_dir(host, crate::paths::home_dir().as_deref())
         .ok_or_else(|| Error::usage("cannot find the home directory").with_hint("set HOME"))
-}
-
-/// `$CLAUDE_CONFIG_DIR` (Claude Code's own override), else `~/.claude`.
-fn claude_user_dir() -> Result<PathBuf> {
-    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => Ok(PathBuf::from(dir)),
-        None => Ok(home()?.join(".claude")),
-    }
-}
-
-/// `$CODEX_HOME` (Codex's own override), else `~/.codex`.
-fn codex_user_dir() -> Result<PathBuf> {
-    match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
-        Some(dir) => Ok(PathBuf::from(dir)),
-        None => Ok(home()?.join(".codex")),
-    }
 }
 
 fn project_dir(args: &InstallArgs) -> Result<PathBuf> {

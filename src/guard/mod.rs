@@ -10,9 +10,9 @@ pub mod stop;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cli::Host;
 use crate::detectors::Event;
 use crate::hook::{self, Permission};
+use crate::hosts::Host;
 use crate::pipeline::{Judgement, Verdict};
 
 /// What the hook did. Serialized as the log's `action` strings.

@@ -1,10 +1,10 @@
 //! The PreToolUse decision: a read-only role may not write, and destructive commands need the
 //! user's approval.
 
-use crate::cli::Host;
 use crate::config::Config;
 use crate::detectors::{Detector, Detectors, Event};
 use crate::hook::HookInput;
+use crate::hosts::Host;
 use crate::pipeline::{self, Judge, Judgement, Pipeline, Verdict};
 use crate::shell::{self, ReadOnlyVerdict};
 

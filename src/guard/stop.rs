@@ -236,7 +236,7 @@ mod tests {
                 .contains("verification")
         );
         assert!(decision.detectors_run.iter().any(|d| d == "commit"));
-        let answer = decision.answer(crate::cli::Host::Claude).unwrap();
+        let answer = decision.answer(crate::hosts::Host::Claude).unwrap();
         assert_eq!(answer["decision"], "block");
 
         // The same finding again in this session: released, and the user told.
@@ -246,7 +246,7 @@ mod tests {
         let decision = again.decide(&mut guard, 2);
         assert_eq!(decision.action, Action::Release);
         assert_eq!(decision.release, Some("repeated"));
-        let answer = decision.answer(crate::cli::Host::Claude).unwrap();
+        let answer = decision.answer(crate::hosts::Host::Claude).unwrap();
         assert!(
             answer["systemMessage"]
                 .as_str()
@@ -279,7 +279,7 @@ mod tests {
             (decision.action, decision.verdict),
             (Action::Allow, Verdict::Allow)
         );
-        assert!(decision.answer(crate::cli::Host::Claude).is_none());
+        assert!(decision.answer(crate::hosts::Host::Claude).is_none());
     }
 
     #[test]
@@ -297,7 +297,7 @@ mod tests {
         let error = decision.error.as_deref().unwrap();
         assert!(error.contains("judge failed for `commit`"), "{error}");
         assert!(error.contains("judge.command.argv"), "{error}");
-        let answer = decision.answer(crate::cli::Host::Claude).unwrap();
+        let answer = decision.answer(crate::hosts::Host::Claude).unwrap();
         assert!(
             answer["systemMessage"]
                 .as_str()
