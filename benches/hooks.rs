@@ -187,7 +187,7 @@ fn main() {
 
     // --- Library throughput ----------------------------------------------------------------
     let config = Config::defaults();
-    let detectors = Detectors::load(&config).expect("built-in detectors");
+    let detectors = Detectors::load(&config.detectors).expect("built-in detectors");
     let mut all = detectors.select(Event::Stop, &[]).unwrap();
     all.extend(detectors.select(Event::PreTool, &[]).unwrap());
     let count = all.len();

@@ -243,8 +243,8 @@ pub fn check_detectors(config: Option<&crate::config::Config>) -> Check {
             "fix the configuration first (see the config checks)",
         );
     };
-    let loaded =
-        crate::detectors::Detectors::load(config).and_then(|d| d.check_patterns().map(|()| d));
+    let loaded = crate::detectors::Detectors::load(&config.detectors)
+        .and_then(|d| d.check_patterns().map(|()| d));
     match loaded {
         Ok(detectors) => {
             let names: Vec<&str> = detectors.list.iter().map(|d| d.name.as_str()).collect();

@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = config.to_toml();
     let _ = config.get("judge.backend");
-    let Ok(detectors) = Detectors::load(&config) else {
+    let Ok(detectors) = Detectors::load(&config.detectors) else {
         return;
     };
     let _ = detectors.check_patterns();

@@ -2,7 +2,7 @@
 //! (so the fuzzer reaches the typed fields, not only the JSON syntax errors).
 #![no_main]
 
-use agentguard::cli::Host;
+use agentguard::hosts::Host;
 use agentguard::hook::{self, Permission};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;

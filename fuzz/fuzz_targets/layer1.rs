@@ -22,7 +22,7 @@ fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         let detectors = DETECTORS
-            .get_or_init(|| Detectors::load(&Config::defaults()).expect("built-in detectors"));
+            .get_or_init(|| Detectors::load(&Config::defaults().detectors).expect("built-in detectors"));
         let all: Vec<&'static Detector> = detectors.list.iter().collect();
         let mut owners = Vec::new();
         for (d, detector) in all.iter().enumerate() {

@@ -38,7 +38,7 @@ pub fn run(command: ConfigCommand) -> Result<u8> {
         }
         ConfigCommand::Show { json } => {
             let config = Config::load(cwd.as_deref())?;
-            Detectors::load(&config)?.check_patterns()?;
+            Detectors::load(&config.detectors)?.check_patterns()?;
             if json {
                 let value =
                     serde_json::to_value(&config).map_err(|e| Error::config(e.to_string()))?;
@@ -160,7 +160,7 @@ fn set(path: &Path, key: &str, raw: &str) -> Result<()> {
         (Source::Defaults, DEFAULT_CONFIG.to_string()),
         (Source::File(path.to_path_buf()), new_text.clone()),
     ])
-    .and_then(|config| Detectors::load(&config).map(|_| ()))
+    .and_then(|config| Detectors::load(&config.detectors).map(|_| ()))
     .map_err(|err| {
         Error::config(format!(
             "`{key} = {raw}` would make the configuration invalid: {}",

@@ -443,7 +443,7 @@ fn probe(config: &Config) -> Result<Judgement> {
     {
         entry.enabled = Some(true);
     }
-    let detectors = Detectors::load(&probe_config)?;
+    let detectors = Detectors::load(&probe_config.detectors)?;
     let commit = detectors.named(&["commit".to_string()])?;
     Judge::from_config(config, None).judge(&Pipeline::new(commit)?, doctor::PROBE_TEXT)
 }

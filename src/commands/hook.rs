@@ -112,7 +112,7 @@ fn finish(
 /// The config for the hook's project; a broken config is reported, not fatal to the host.
 fn load(input: &HookInput) -> std::result::Result<(Config, Detectors), String> {
     let config = Config::load(input.cwd.as_deref()).map_err(|err| err.message)?;
-    let detectors = Detectors::load(&config).map_err(|err| err.message)?;
+    let detectors = Detectors::load(&config.detectors).map_err(|err| err.message)?;
     Ok((config, detectors))
 }
 

@@ -17,7 +17,7 @@ const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
 pub fn run(args: JudgeArgs) -> Result<u8> {
     let cwd = std::env::current_dir().ok();
     let config = Config::load(cwd.as_deref())?;
-    let detectors = Detectors::load(&config)?;
+    let detectors = Detectors::load(&config.detectors)?;
     detectors.check_patterns()?;
     let selected = if args.detectors.is_empty() {
         detectors.select(Event::Stop, &[])?

@@ -479,7 +479,7 @@ fn replay(
     json: bool,
 ) -> Result<u8> {
     let filter = to_filter(args)?;
-    let detectors = Detectors::load(config)?;
+    let detectors = Detectors::load(&config.detectors)?;
     detectors.check_patterns()?;
     let judge = Judge::from_config(config, backend_name);
     if backend_name.is_some() {
@@ -570,7 +570,7 @@ fn label_decision(
     note: Option<String>,
     detectors: Vec<String>,
 ) -> Result<u8> {
-    let known = Detectors::load(config)?;
+    let known = Detectors::load(&config.detectors)?;
     if let Some(unknown) = detectors.iter().find(|name| known.get(name).is_none()) {
         return Err(
             Error::usage(format!("--detector: no detector named `{unknown}`"))

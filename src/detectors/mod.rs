@@ -19,7 +19,6 @@ use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::syntax;
 use regex_automata::{Input, MatchKind, PatternSet, meta};
 
-use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::formula::Formula;
 use crate::literals::{Literal, LiteralIndex};
@@ -231,13 +230,13 @@ pub struct Detectors {
 }
 
 impl Detectors {
-    pub fn load(config: &Config) -> Result<Detectors> {
+    pub fn load(entries: &[DetectorSpec]) -> Result<Detectors> {
         // Each spec with whether a user wrote any of its patterns.
         let mut specs: Vec<(DetectorSpec, bool)> = builtin_specs()
             .into_iter()
             .map(|spec| (spec, false))
             .collect();
-        for entry in &config.detectors {
+        for entry in entries {
             match specs.iter_mut().find(|(s, _)| s.name == entry.name) {
                 Some((existing, user_patterns)) => {
                     existing.override_with(entry);
@@ -461,6 +460,7 @@ impl<'d> TriggerSet<'d> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use regex::RegexSet;
 
     fn config_with(detectors_toml: &str) -> Result<Config> {
@@ -478,7 +478,7 @@ mod tests {
 
     #[test]
     fn builtins_load_and_compile() {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let names: Vec<_> = detectors.list.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(
             names,
@@ -504,7 +504,7 @@ mod tests {
     fn builtin_triggers_use_only_ascii_word_boundaries() {
         // A Unicode `\b` makes the whole trigger set fall back to a slow engine as soon as a
         // text holds one non-ASCII character (hundreds of times slower on Japanese text).
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         for detector in &detectors.list {
             for trigger in &detector.triggers {
                 let bare = trigger.replace("(?-u:\\b)", "");
@@ -524,7 +524,7 @@ mod tests {
              [[detectors]]\nname = \"commit\"\ntriggers = ['ship it']\n",
         )
         .unwrap();
-        let detectors = Detectors::load(&config).unwrap();
+        let detectors = Detectors::load(&config.detectors).unwrap();
         assert!(detectors.get("scope-check").is_none());
         let commit = detectors.get("commit").unwrap();
         assert_eq!(commit.triggers, ["ship it"]);
@@ -538,7 +538,7 @@ mod tests {
              block_when = 'a && b'\nprompt = 'p'\nfeedback = 'f'\n",
         )
         .unwrap();
-        let err = Detectors::load(&config).unwrap_err();
+        let err = Detectors::load(&config.detectors).unwrap_err();
         assert!(err.message.contains("detector `todo`"), "{}", err.message);
         assert!(err.message.contains("unknown field `b`"), "{}", err.message);
     }
@@ -546,7 +546,7 @@ mod tests {
     #[test]
     fn user_detector_missing_keys_is_a_load_error() {
         let config = config_with("[[detectors]]\nname = \"todo\"\ntriggers = ['TODO']\n").unwrap();
-        let err = Detectors::load(&config).unwrap_err();
+        let err = Detectors::load(&config.detectors).unwrap_err();
         assert!(
             err.message.contains("detector `todo`: missing `fields`"),
             "{}",
@@ -561,7 +561,7 @@ mod tests {
              block_when = 'a'\nprompt = 'p'\nfeedback = 'f'\n",
         )
         .unwrap();
-        let detectors = Detectors::load(&config).unwrap();
+        let detectors = Detectors::load(&config.detectors).unwrap();
         let err = detectors.check_patterns().unwrap_err();
         assert!(
             err.message
@@ -608,7 +608,7 @@ mod tests {
     /// commands and a few texts in other scripts and case foldings.
     #[test]
     fn trigger_set_hits_what_regex_set_hits() {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let mut all = detectors.select(Event::Stop, &[]).unwrap();
         all.extend(detectors.select(Event::PreTool, &[]).unwrap());
         let set = TriggerSet::new(&all).unwrap();
@@ -640,7 +640,7 @@ mod tests {
     /// first trigger and match as the gated path and as running each trigger in order.
     #[test]
     fn large_texts_hit_what_small_ones_hit() {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let mut all = detectors.select(Event::Stop, &[]).unwrap();
         all.extend(detectors.select(Event::PreTool, &[]).unwrap());
         let set = TriggerSet::new(&all).unwrap();
@@ -690,7 +690,7 @@ mod tests {
     /// every call).
     #[test]
     fn every_builtin_trigger_has_a_sound_gate() {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let texts = corpus_texts();
         let mut checked = 0;
         for detector in &detectors.list {
@@ -724,7 +724,7 @@ mod tests {
 
     #[test]
     fn a_trigger_is_compiled_only_when_its_gate_occurs() {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let stop = detectors.select(Event::Stop, &[]).unwrap();
         let set = TriggerSet::new(&stop).unwrap();
         let innocent = "I renamed `cfg` to `config` in src/parser.rs; nothing else moved.";
@@ -751,7 +751,7 @@ mod tests {
              block_when = 'a'\nprompt = 'p'\nfeedback = 'f'\n",
         )
         .unwrap();
-        let detectors = Detectors::load(&config).unwrap();
+        let detectors = Detectors::load(&config.detectors).unwrap();
         let only = detectors
             .select(Event::Stop, &["todo".to_string()])
             .unwrap();

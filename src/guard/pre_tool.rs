@@ -191,7 +191,7 @@ mod tests {
     }
 
     fn decide_with(host: Host, input: &HookInput, role: Option<&str>, config: &Config) -> Decision {
-        let detectors = Detectors::load(config).unwrap();
+        let detectors = Detectors::load(&config.detectors).unwrap();
         decide(host, input, role, config, &detectors)
     }
 

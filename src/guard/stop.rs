@@ -168,7 +168,7 @@ mod tests {
     }
 
     fn judged(text: &str, config: &Config) -> Judged {
-        let detectors = Detectors::load(config).unwrap();
+        let detectors = Detectors::load(&config.detectors).unwrap();
         judge(text, &Judge::from_config(config, None), &detectors)
     }
 

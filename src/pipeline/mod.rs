@@ -438,7 +438,7 @@ mod tests {
         text: &str,
         replies: Vec<(&'static str, Result<&'static str, BackendError>)>,
     ) -> Judgement {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let selected = detectors.select(Event::Stop, &[]).unwrap();
         let backend = Scripted(replies.into_iter().collect());
         let factory = || Ok(Box::new(backend) as Box<dyn Backend>);
@@ -536,7 +536,7 @@ mod tests {
                 redactions: BTreeMap::new(),
             }
         };
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let commit = detectors.get("commit").unwrap();
         let one = a
             .passage_fingerprint(commit, "Done. Shall I commit?  Thanks")
