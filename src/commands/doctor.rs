@@ -11,7 +11,9 @@ use crate::backends::{self, find_in_path};
 use crate::cli::DoctorArgs;
 use crate::config::{BackendName, Config, ConfigFiles, DEFAULT_CONFIG, Source};
 use crate::detectors::Detectors;
-use crate::doctor::{self, Availability, Check, CliFacts, LogDir, Program, Report, SettingsFile};
+use crate::doctor::{
+    self, Availability, Check, CheckId, CliFacts, LogDir, Program, Report, SettingsFile,
+};
 use crate::error::{Error, Result, exit};
 use crate::fsutil;
 use crate::hosts::{Host, locations};
@@ -37,7 +39,7 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
 
     let files = ConfigFiles::discover(cwd.as_deref());
     checks.push(config_file_check(
-        "config.user",
+        CheckId::ConfigUser,
         "user",
         files.user.as_deref(),
     ));
@@ -46,7 +48,7 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
         .clone()
         .or_else(|| cwd.as_ref().map(|d| d.join(paths::PROJECT_CONFIG_FILE)));
     checks.push(config_file_check(
-        "config.project",
+        CheckId::ConfigProject,
         "project",
         project_file.as_deref(),
     ));
@@ -87,7 +89,7 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
         }
         None => {
             checks.push(Check::warn(
-                "backend",
+                CheckId::Backend,
                 "judge backend: not resolved, the configuration does not load",
                 "fix the configuration first (see the config checks)",
             ));
@@ -105,26 +107,26 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
 
     let defaults = Config::defaults();
     let cli_config = config.as_ref().unwrap_or(&defaults);
-    for (name, binary, help_args, required) in [
+    for (host, binary, help_args, required) in [
         (
-            "claude",
+            Host::Claude,
             &cli_config.judge.claude.binary,
             &["--help"][..],
             doctor::CLAUDE_FLAGS,
         ),
         (
-            "codex",
+            Host::Codex,
             &cli_config.judge.codex.binary,
             &["exec", "--help"][..],
             doctor::CODEX_EXEC_FLAGS,
         ),
     ] {
-        let facts = cli_facts(name, binary, help_args);
+        let facts = cli_facts(host, binary, help_args);
         checks.push(doctor::check_cli(
             &facts,
             required,
-            chosen.as_deref() == Some(name),
-            hooked(&format!("settings.{name}.")),
+            chosen.as_deref() == Some(host.name()),
+            hooked(&format!("settings.{}.", host.name())),
         ));
     }
 
@@ -132,7 +134,7 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
         checks.push(match (&config, &chosen) {
             (Some(config), Some(chosen)) => doctor::check_probe(chosen, &probe(config)),
             _ => Check::fail(
-                "probe",
+                CheckId::Probe,
                 "probe: not sent, the configuration does not load",
                 "fix the configuration first (see the config checks)",
             ),
@@ -149,15 +151,15 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
     const STOP_EVENTS: [&str; 2] = ["Stop", "SubagentStop"];
     const PRE_TOOL_EVENTS: [&str; 1] = ["PreToolUse"];
     let log_checks = [
-        ("log.judge_failures", "judge failures"),
-        ("hooks.stop_activity", "Stop hook activity"),
-        ("hooks.pre_tool_activity", "PreToolUse hook activity"),
+        (CheckId::LogJudgeFailures, "judge failures"),
+        (CheckId::HooksStopActivity, "Stop hook activity"),
+        (CheckId::HooksPreToolActivity, "PreToolUse hook activity"),
     ];
     if !log_config.log.enabled {
         checks.extend(
             log_checks
                 .iter()
-                .map(|(id, what)| doctor::check_not_logged(id, what)),
+                .map(|(id, what)| doctor::check_not_logged(*id, what)),
         );
     } else {
         let now = jiff::Timestamp::now();
@@ -215,7 +217,7 @@ fn running_binary() -> PathBuf {
 }
 
 /// One config file checked alone over the defaults, so an error names that file.
-fn config_file_check(id: &str, label: &str, path: Option<&Path>) -> Check {
+fn config_file_check(id: CheckId, label: &str, path: Option<&Path>) -> Check {
     let Some(path) = path else {
         return doctor::check_config_file(id, label, None, None);
     };
@@ -268,7 +270,7 @@ fn settings_checks(
 ) -> BTreeMap<String, BTreeSet<String>> {
     let home = paths::home_dir().unwrap_or_default();
     let project = cwd.map(Path::to_path_buf).unwrap_or_default();
-    let scopes: Vec<(String, &str, Host, String, Vec<SettingsFile>)> = locations::SCOPES
+    let scopes: Vec<(CheckId, &str, Host, String, Vec<SettingsFile>)> = locations::SCOPES
         .into_iter()
         .filter_map(|(host, scope)| {
             let user_dir = locations::user_dir(host, Some(&home)).unwrap_or_default();
@@ -278,7 +280,7 @@ fn settings_checks(
                 .map(|(path, format)| read_settings(path, format))
                 .collect();
             Some((
-                locations::scope_id(host, scope),
+                CheckId::Settings(host, scope),
                 locations::scope_label(host, scope),
                 host,
                 locations::install_args(host, scope),
@@ -300,7 +302,7 @@ fn settings_checks(
             .and_then(|labels| labels.first().copied());
         if let Some(earlier) = earlier {
             checks.push(Check::ok(
-                id,
+                *id,
                 format!(
                     "{label}: the same file as the {earlier} (the current directory is your \
                      home directory)"
@@ -315,7 +317,7 @@ fn settings_checks(
             doctor::hooks_off(*host, file.format, &file.path, text)
         });
         let scope = doctor::Scope {
-            id,
+            id: *id,
             label,
             host: *host,
             install_args,
@@ -382,7 +384,8 @@ fn resolve_program(program: &str, cwd: Option<&Path>, exe: &Path) -> Program {
 // ---------------------------------------------------------------------------------------------
 // Agent CLIs
 
-fn cli_facts(name: &str, binary: &str, help_args: &[&str]) -> CliFacts {
+fn cli_facts(host: Host, binary: &str, help_args: &[&str]) -> CliFacts {
+    let name = host.name();
     let path = find_in_path(binary);
     let help_command = format!("{name} {}", help_args.join(" "));
     let (version, help) = match &path {
@@ -399,7 +402,7 @@ fn cli_facts(name: &str, binary: &str, help_args: &[&str]) -> CliFacts {
         ),
     };
     CliFacts {
-        name: name.to_string(),
+        host,
         binary: binary.to_string(),
         path,
         version,
