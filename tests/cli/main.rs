@@ -17,4 +17,5 @@ mod logs;
 mod redact;
 mod release_fixture;
 mod self_update;
+mod snapshots;
 mod support;
