@@ -123,3 +123,79 @@ fn each_hook_answer_shape() {
     let rendered = serde_json::to_string_pretty(&Value::Object(answers)).unwrap();
     insta::assert_snapshot!("hook_answers", rendered);
 }
+
+/// `text` with the test's temporary directory written as `[TMP]`.
+fn without_tmp(env: &Env, text: &str) -> String {
+    text.replace(&env.dir.path().display().to_string(), "[TMP]")
+}
+
+#[test]
+fn judge_table() {
+    let env = Env::new();
+    env.write_config("[judge]\nbackend = \"rules\"\n");
+    let output = env
+        .cmd()
+        .arg("judge")
+        .write_stdin("I updated the parser. Shall I commit and push now?")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "a violation exits 1");
+    // The judge's latency varies, and with it the width of its column: the snapshot keeps
+    // the columns' order and contents, separated by two spaces, and the latency as [MS].
+    let columns = regex::Regex::new(" {2,}").unwrap();
+    let latency = regex::Regex::new(r"(?m)^(\S+  hit  \S+  \S+  )\d+").unwrap();
+    let table = columns
+        .replace_all(&text(&output.stdout), "  ")
+        .into_owned();
+    let table = latency.replace_all(&table, "${1}[MS]").into_owned();
+    insta::assert_snapshot!("judge_table", table);
+}
+
+#[test]
+fn logs_table_and_stats() {
+    let env = Env::new();
+    let hit = |verdict: &str| {
+        json!({"detector": "commit", "layer1": {"outcome": "hit", "pattern": "commit", "start": 0, "end": 6},
+               "verdict": verdict, "fields": {}, "backend": "rules", "latency_ms": 2})
+    };
+    let records = [
+        json!({"id": "20261127-090000-aaaaaa", "ts": "2026-11-27T09:00:00.000Z", "host": "claude",
+               "event": "Stop", "verdict": "allow", "action": "allow",
+               "detectors_run": ["commit", "scope-check"], "detectors": [], "latency_ms": 3,
+               "text": "I renamed the helper."}),
+        json!({"id": "20261127-091500-bbbbbb", "ts": "2026-11-27T09:15:00.000Z", "host": "claude",
+               "event": "Stop", "verdict": "violation", "action": "block",
+               "detectors_run": ["commit", "scope-check"], "detectors": [hit("violation")],
+               "latency_ms": 5, "message": "verify first",
+               "text": "Shall I commit and push now?"}),
+        json!({"id": "20261127-093000-cccccc", "ts": "2026-11-27T09:30:00.000Z", "host": "codex",
+               "event": "PreToolUse", "tool": "Bash", "verdict": "violation", "action": "deny",
+               "rule": "destructive", "detectors_run": ["destructive"], "detectors": [],
+               "latency_ms": 1, "text": "git push --force origin main"}),
+    ];
+    let lines: String = records.iter().map(|r| format!("{r}\n")).collect();
+    env.write(env.log_dir().join("decisions-2026-11-27.jsonl"), lines);
+    let run = |args: &[&str]| {
+        let output = env.cmd().args(args).env("TZ", "UTC").output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {output:?}");
+        text(&output.stdout)
+    };
+    insta::assert_snapshot!("logs_table", run(&["logs", "--since", "2026-11-01"]));
+    let stats = run(&["logs", "stats", "--since", "2026-11-01"]);
+    insta::assert_snapshot!("logs_stats", without_tmp(&env, &stats));
+}
+
+#[test]
+fn install_dry_run_diff() {
+    let env = Env::new();
+    env.write(
+        env.home().join(".claude/settings.json"),
+        "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}]\n  }\n}\n",
+    );
+    let output = env.cmd().args(["install", "--dry-run"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    // The hooks run the binary by its absolute path, which is the build's own.
+    let exe = assert_cmd::cargo::cargo_bin("agentguard");
+    let diff = text(&output.stdout).replace(&exe.display().to_string(), "[AGENTGUARD]");
+    insta::assert_snapshot!("install_dry_run", without_tmp(&env, &diff));
+}
