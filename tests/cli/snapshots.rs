@@ -199,3 +199,41 @@ fn install_dry_run_diff() {
     let diff = text(&output.stdout).replace(&exe.display().to_string(), "[AGENTGUARD]");
     insta::assert_snapshot!("install_dry_run", without_tmp(&env, &diff));
 }
+
+#[test]
+fn doctor_on_a_known_home() {
+    let env = Env::new();
+    // Stand-ins for the agent CLIs, answering with recorded help texts, shadow any installed
+    // ones; Claude Code's hooks are installed in the user scope.
+    let help = |name: &str| {
+        crate::support::fixture(&format!("help/{name}"))
+            .display()
+            .to_string()
+    };
+    env.script(
+        "claude",
+        &format!(
+            "#!/bin/sh\ncase \"$1\" in --version) echo '2.1.332 (Claude Code)';; *) cat '{}';; esac\n",
+            help("claude-2.1.332.txt")
+        ),
+    );
+    env.script(
+        "codex",
+        &format!(
+            "#!/bin/sh\ncase \"$1\" in --version) echo 'codex-cli 0.171.0';; *) cat '{}';; esac\n",
+            help("codex-exec-0.171.0.txt")
+        ),
+    );
+    let install = env.cmd().args(["install", "--yes"]).output().unwrap();
+    assert_eq!(install.status.code(), Some(0), "{install:?}");
+    let output = env.cmd().arg("doctor").output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let exe = assert_cmd::cargo::cargo_bin("agentguard");
+    let report = text(&output.stdout)
+        .replace(&exe.display().to_string(), "[AGENTGUARD]")
+        .replace(
+            &exe.parent().unwrap().display().to_string(),
+            "[AGENTGUARD_DIR]",
+        );
+    insta::assert_snapshot!("doctor", without_tmp(&env, &report));
+}
