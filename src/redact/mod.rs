@@ -8,6 +8,7 @@
 //! the number of rules. Text is processed line by line, which lets [`Redactor::redact_stream`]
 //! work in bounded memory; a private key block spanning lines is followed across lines.
 
+mod assign;
 mod rules;
 mod spec;
 
@@ -22,7 +23,8 @@ use regex_automata::{Anchored, Input};
 
 use crate::error::Result;
 use crate::literals::{Literal, LiteralIndex};
-use rules::{Rule, RuleTable};
+use assign::{Found, Pending};
+use rules::{Recognizer, Rule, RuleTable};
 
 /// Redactions per kind (the rule id), e.g. `{"github-pat": 2}`.
 pub type RedactionCounts = BTreeMap<String, u64>;
@@ -208,6 +210,8 @@ struct Scanner<'r> {
     redactor: &'r Redactor,
     counts: RedactionCounts,
     open_block: Option<OpenBlock>,
+    /// An assignment whose value continues on the next lines, with the rule that found it.
+    pending_value: Option<(u16, Pending)>,
     /// Rules triggered on the current line, deduplicated through `rule_seen`.
     triggered: Vec<u16>,
     /// Every keyword occurrence on the current line: (rule, position in the text).
@@ -233,6 +237,7 @@ impl<'r> Scanner<'r> {
             anchoring,
             counts: RedactionCounts::new(),
             open_block: None,
+            pending_value: None,
             triggered: Vec::new(),
             rule_seen: vec![0; redactor.rule_count],
             candidates: Vec::new(),
@@ -248,6 +253,8 @@ impl<'r> Scanner<'r> {
         while position < text.len() {
             position = if self.open_block.is_some() {
                 self.continue_block(text, position, output)?
+            } else if self.pending_value.is_some() {
+                self.continue_value(text, position, output)?
             } else {
                 self.scan(text, position, output)?
             };
@@ -320,6 +327,12 @@ impl<'r> Scanner<'r> {
         let content = strip_line_ending(line);
         self.find_spans(content, line_start);
         if self.spans.is_empty() {
+            // A value that starts on the next line: scanning continues in `continue_value`.
+            if self.pending_value.is_some() {
+                output.write_all(&text[*written..line_end])?;
+                *written = line_end;
+                return Ok(true);
+            }
             return Ok(false);
         }
         let spans = std::mem::take(&mut self.spans);
@@ -348,9 +361,98 @@ impl<'r> Scanner<'r> {
             }
             None => {
                 output.write_all(&line[cursor..])?;
-                Ok(false)
+                Ok(self.pending_value.is_some())
             }
         }
+    }
+
+    /// After a line whose assignment's value continues below (`<apiToken>` ending the line,
+    /// `password: |`): redacts the value lines; returns where normal scanning resumes.
+    fn continue_value(
+        &mut self,
+        text: &[u8],
+        start: usize,
+        output: &mut impl Write,
+    ) -> io::Result<usize> {
+        let grammar = self.redactor.table().assignment.as_ref();
+        let mut position = start;
+        while position < text.len() {
+            let Some((rule, pending)) = self.pending_value else {
+                return Ok(position);
+            };
+            let line_end = memchr::memchr(b'\n', &text[position..])
+                .map_or(text.len(), |newline| position + newline + 1);
+            let content = strip_line_ending(&text[position..line_end]);
+            let indent = content
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            let body = &content[indent..];
+            let value_end = memchr::memmem::find(body, b"</").unwrap_or(body.len());
+            let value = body[..value_end].trim_ascii_end();
+            match pending {
+                Pending::Element(class) => {
+                    self.pending_value = None;
+                    let is_value = !value.is_empty()
+                        && !value.starts_with(b"<")
+                        && grammar.is_some_and(|g| g.plausible(value, class, true));
+                    if !is_value {
+                        return Ok(position);
+                    }
+                    self.write_redacted_line(text, position, indent, value.len(), rule, output)?;
+                    return Ok(position + indent + value.len());
+                }
+                Pending::BlockScalar {
+                    indent: key_indent,
+                    redacted,
+                } => {
+                    if body.is_empty() {
+                        output.write_all(&text[position..line_end])?;
+                        position = line_end;
+                        continue;
+                    }
+                    if indent <= key_indent {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    let kept = &body[..body.trim_ascii_end().len()];
+                    if !redacted {
+                        self.count(rule);
+                    }
+                    self.pending_value = Some((
+                        rule,
+                        Pending::BlockScalar {
+                            indent: key_indent,
+                            redacted: true,
+                        },
+                    ));
+                    output.write_all(&content[..indent])?;
+                    let id = &self.redactor.rule(rule).id;
+                    write!(output, "[REDACTED:{id}]")?;
+                    output.write_all(&text[position + indent + kept.len()..line_end])?;
+                    position = line_end;
+                }
+            }
+        }
+        Ok(position)
+    }
+
+    /// Writes `indent` bytes from `at`, then the redaction of the next `length` bytes.
+    fn write_redacted_line(
+        &mut self,
+        text: &[u8],
+        at: usize,
+        indent: usize,
+        length: usize,
+        rule: u16,
+        output: &mut impl Write,
+    ) -> io::Result<()> {
+        debug_assert!(at + indent + length <= text.len());
+        output.write_all(&text[at..at + indent])?;
+        let id = &self.redactor.rule(rule).id;
+        write!(output, "[REDACTED:{id}]")?;
+        self.count(rule);
+        Ok(())
     }
 
     /// Inside a multi-line block: drops body lines until the closing line; returns where normal
@@ -413,6 +515,29 @@ impl<'r> Scanner<'r> {
         let keyword_starts = &self.keyword_starts;
         for &rule_index in &self.triggered {
             let rule = redactor.rule(rule_index);
+            if rule.recognizer == Some(Recognizer::Assignment) {
+                let Some(grammar) = redactor.table().assignment.as_ref() else {
+                    continue;
+                };
+                for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                    match grammar.recognize(content, at - line_start) {
+                        Some(Found::Value(value)) => {
+                            let (start, end) = widen_to_characters(content, value.start, value.end);
+                            candidates.push(Span {
+                                start,
+                                end,
+                                rule: rule_index,
+                                opens_block: false,
+                            });
+                        }
+                        Some(Found::Pending(pending)) => {
+                            self.pending_value = Some((rule_index, pending));
+                        }
+                        None => {}
+                    }
+                }
+                continue;
+            }
             let first_of_rule = candidates.len();
             let mut consider = |whole: Range<usize>, secret: Range<usize>| {
                 if redactor.accepts(rule, &content[whole], &content[secret.clone()]) {

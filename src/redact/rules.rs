@@ -8,7 +8,8 @@ use regex::bytes::{Regex, RegexBuilder};
 use regex_automata::util::syntax;
 use regex_automata::{PatternID, meta};
 
-use super::spec::{AllowSection, RuleSpec, RulesFile};
+use super::assign::Grammar;
+use super::spec::{AllowSection, AssignmentSpec, RuleSpec, RulesFile};
 use crate::error::{Error, Result};
 
 include!(concat!(env!("OUT_DIR"), "/builtin_redaction.rs"));
@@ -63,8 +64,17 @@ pub(crate) struct Rule {
     pub reject_secret: Vec<LazyRegex>,
     pub reject_match: Vec<LazyRegex>,
     pub block: Option<Block>,
+    /// The rule is a built-in recognizer rather than its regex (which is then empty).
+    pub recognizer: Option<Recognizer>,
     /// See [`Rule::anchored`].
     pub anchored: OnceLock<Option<Anchored>>,
+}
+
+/// Built-in recognizers a rule can name (`recognizer = "…"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Recognizer {
+    /// "secret-like key, operator, value" (`super::assign`).
+    Assignment,
 }
 
 /// A rule's regex for searches anchored at a keyword.
@@ -81,7 +91,7 @@ impl Rule {
     pub fn anchored(&self) -> Option<&Anchored> {
         self.anchored
             .get_or_init(|| {
-                if self.block.is_some() {
+                if self.block.is_some() || self.recognizer.is_some() {
                     return None;
                 }
                 let prefixes = crate::gate::prefixes(&self.regex.pattern, false).ok()??;
@@ -126,6 +136,8 @@ pub(crate) struct RuleTable {
     pub rules: Vec<Rule>,
     /// Placeholder substrings that exempt a secret under every rule (ASCII case-insensitive).
     pub placeholders: LazyMatcher,
+    /// The assignment recognizer's vocabulary, when the table has an `[assignment]` section.
+    pub assignment: Option<Grammar>,
 }
 
 /// The built-in table; its patterns are compiled on first use (the unit tests compile them all).
@@ -164,11 +176,24 @@ fn from_file(origin: &str, file: RulesFile, validation: Validation) -> Result<Ru
             u16::MAX
         )));
     }
+    let assignment = file.assignment.as_ref().map(Grammar::new);
+    if assignment.is_none()
+        && let Some(rule) = rules
+            .iter()
+            .find(|rule| rule.recognizer == Some(Recognizer::Assignment))
+    {
+        return Err(Error::config(format!(
+            "{origin}: rule `{}` uses the assignment recognizer but there is no [assignment] section",
+            rule.id
+        ))
+        .with_hint("add the [assignment] section of assets/redact/rules.toml"));
+    }
     let AllowSection { placeholders } = file.allow;
     let placeholders = LazyMatcher::new(origin, "allow.placeholders", placeholders, validation)?;
     Ok(RuleTable {
         rules,
         placeholders,
+        assignment,
     })
 }
 
@@ -221,7 +246,31 @@ fn compile(
         }
         Ok(LazyRegex::new(pattern))
     };
-    let regex = compile_regex("regex", &spec.regex)?;
+    let recognizer = match spec.recognizer.as_deref() {
+        None if spec.regex.is_empty() => {
+            return Err(Error::config(format!("{origin}: rule `{id}` has no regex"))
+                .with_hint("set `regex`, or `recognizer = \"assignment\"`"));
+        }
+        None => None,
+        Some("assignment") if spec.regex.is_empty() => Some(Recognizer::Assignment),
+        Some("assignment") => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` sets both `regex` and `recognizer`"
+            ))
+            .with_hint("a rule is either a pattern or a built-in recognizer"));
+        }
+        Some(other) => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` names an unknown recognizer `{other}`"
+            ))
+            .with_hint("the built-in recognizer is `assignment`"));
+        }
+    };
+    let regex = if recognizer.is_some() {
+        LazyRegex::new("")
+    } else {
+        compile_regex("regex", &spec.regex)?
+    };
     let compile_all = |field: &str, patterns: &[String]| -> Result<Vec<LazyRegex>> {
         patterns.iter().map(|p| compile_regex(field, p)).collect()
     };
@@ -254,6 +303,7 @@ fn compile(
         reject_secret,
         reject_match,
         block,
+        recognizer,
         anchored: OnceLock::new(),
         id,
     })

@@ -9,7 +9,39 @@ use serde::Deserialize;
 pub struct RulesFile {
     pub default_entropy: f64,
     pub allow: AllowSection,
+    /// The vocabulary of the assignment recognizer; required when a rule uses it.
+    pub assignment: Option<AssignmentSpec>,
     pub rule: Vec<RuleSpec>,
+}
+
+/// The words the assignment recognizer ("secret-like key, operator, value") works with. Its
+/// grammar (operators, quoting, value ends) is code; what counts as a secret-like key and as a
+/// placeholder value is this data.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssignmentSpec {
+    /// Words naming a password; a key word equal to one (or, for those of 6 letters or more,
+    /// ending with one: `dbpassword`) makes the key password-like.
+    pub password_words: Vec<String>,
+    /// Words naming another secret, matched the same way (`token`, `authtoken`).
+    pub secret_words: Vec<String>,
+    /// Words that make a following `key` secret-like (`api key`, `signing key`); also matched
+    /// glued (`apikey`).
+    pub key_qualifiers: Vec<String>,
+    /// A key whose last word is one of these names something about a secret, not the secret
+    /// (`password_file`, `token_count`).
+    pub non_secret_tails: Vec<String>,
+    /// A key holding one of these words anywhere is not a credential (`csrf_token`, `max_tokens`).
+    pub non_secret_words: Vec<String>,
+    /// Whole values that are no secret (`null`, `required`, `changeme`), case-insensitive.
+    pub stop_values: Vec<String>,
+    /// A value made only of these words (and separators) is a placeholder (`your-api-key-here`).
+    pub placeholder_words: Vec<String>,
+    /// Minimum length of a password value, and of any other secret value.
+    pub min_password_length: usize,
+    pub min_secret_length: usize,
+    /// Minimum Shannon entropy (bits per character) of a value that is not a password.
+    pub min_entropy: f64,
 }
 
 #[derive(Deserialize)]
@@ -25,7 +57,11 @@ pub struct RuleSpec {
     #[allow(dead_code)] // documentation for readers of the table
     pub description: String,
     pub keywords: Vec<String>,
+    /// The pattern; empty when `recognizer` names a built-in recognizer instead.
+    #[serde(default)]
     pub regex: String,
+    /// `"assignment"`: the rule is the assignment recognizer (see `[assignment]`).
+    pub recognizer: Option<String>,
     pub entropy: Option<f64>,
     #[serde(default)]
     pub allow: Vec<String>,

@@ -1,0 +1,801 @@
+//! The assignment recognizer: one grammar of "secret-like key, operator, value" for the
+//! languages and formats agents print (shell and `.env`, Make, INI, TOML, YAML, JSON, XML
+//! elements and attributes, properties files, Go, Rust, Python, JS/TS, Java, C#, PHP, Ruby,
+//! `setProperty("KEY", "…")`-style calls, command-line `--password=…`).
+//!
+//! It runs at the occurrences of its rule's keywords (the prefilter), widens each to the key
+//! around it, classifies the key by its words (`DB_PASSWORD`, `adafruitToken`,
+//! `secret_key_base`), reads the operator and the WHOLE value (quoted: to the matching quote,
+//! escapes honoured; unquoted: to the end of the value), and keeps the value when it is
+//! plausible as a secret: long enough, varied enough, not a placeholder (`${VAR}`,
+//! `<password>`, `your-key-here`), not code (`self.token`, `getPassword()`). Which words make a
+//! key secret-like and which values are placeholders is data (`[assignment]` in
+//! `assets/redact/rules.toml`); the grammar is here.
+
+use std::ops::Range;
+
+use super::spec::AssignmentSpec;
+
+/// How sensitive the key says its value is; passwords may be short and plain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyClass {
+    Password,
+    Secret,
+}
+
+/// A value that continues on the following lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// `<apiToken>` ended the line: the next line holds the value.
+    Element(KeyClass),
+    /// `password: |` (a YAML block scalar): the following lines indented deeper than `indent`
+    /// are the value. `redacted` says whether a line of it was replaced yet (counted once).
+    BlockScalar { indent: usize, redacted: bool },
+}
+
+/// What the recognizer found at one keyword.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// The value, in line coordinates.
+    Value(Range<usize>),
+    /// The value follows on the next lines.
+    Pending(Pending),
+}
+
+/// The vocabulary of [`AssignmentSpec`], lower-cased.
+pub(crate) struct Grammar {
+    password_words: Vec<String>,
+    secret_words: Vec<String>,
+    key_qualifiers: Vec<String>,
+    non_secret_tails: Vec<String>,
+    non_secret_words: Vec<String>,
+    stop_values: Vec<String>,
+    placeholder_words: Vec<String>,
+    min_password_length: usize,
+    min_secret_length: usize,
+    min_entropy: f64,
+}
+
+/// Nouns this long also count at the end of a glued word (`dbpassword`, `authtoken`); shorter
+/// ones (`pass`, `pwd`, `auth`) only as whole words, so `bypass` and `compass` are no keys.
+const GLUED_NOUN_MIN: usize = 6;
+
+/// Operators, longest first: Make's `:::=`, `::=`, `?=`, `+=`; Go's `:=`; PHP's `.=`;
+/// Ruby/JS `||=`, `??=`; comparisons (`if token == "…"`); hashes `=>`; YAML/JSON `:`.
+const OPERATORS: &[&[u8]] = &[
+    b":::=", b"::=", b"||=", b"??=", b"===", b":=", b"?=", b"+=", b".=", b"==", b"=>", b"=", b":",
+];
+
+fn lower_all(words: &[String]) -> Vec<String> {
+    words.iter().map(|w| w.to_ascii_lowercase()).collect()
+}
+
+fn is_key_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'.' | b'-')
+}
+
+fn is_quote(byte: u8) -> bool {
+    matches!(byte, b'"' | b'\'' | b'`')
+}
+
+fn is_blank(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t')
+}
+
+fn skip_blanks(line: &[u8], mut at: usize) -> usize {
+    while at < line.len() && is_blank(line[at]) {
+        at += 1;
+    }
+    at
+}
+
+impl Grammar {
+    pub(crate) fn new(spec: &AssignmentSpec) -> Grammar {
+        Grammar {
+            password_words: lower_all(&spec.password_words),
+            secret_words: lower_all(&spec.secret_words),
+            key_qualifiers: lower_all(&spec.key_qualifiers),
+            non_secret_tails: lower_all(&spec.non_secret_tails),
+            non_secret_words: lower_all(&spec.non_secret_words),
+            stop_values: lower_all(&spec.stop_values),
+            placeholder_words: lower_all(&spec.placeholder_words),
+            min_password_length: spec.min_password_length,
+            min_secret_length: spec.min_secret_length,
+            min_entropy: spec.min_entropy,
+        }
+    }
+
+    /// Recognizes an assignment whose key holds the keyword found at `at` in `line` (one line
+    /// without its line ending).
+    pub(crate) fn recognize(&self, line: &[u8], at: usize) -> Option<Found> {
+        let (mut start, mut end) = (at, at);
+        while start > 0 && is_key_byte(line[start - 1]) {
+            start -= 1;
+        }
+        while end < line.len() && is_key_byte(line[end]) {
+            end += 1;
+        }
+        let dashes = line[start..end].iter().take_while(|&&b| b == b'-').count();
+        // A sentence's full stop or a trailing dash is no part of the key.
+        while end > start + dashes && matches!(line[end - 1], b'.' | b'-') {
+            end -= 1;
+        }
+        let key = &line[start + dashes..end];
+        let class = self.classify_key(key)?;
+        let before = start.checked_sub(1).map(|i| line[i]);
+        let mut pos = end;
+
+        // Command-line flags: `--password=…`, `--password …`.
+        if dashes >= 2 {
+            if before.is_some_and(|b| !is_blank(b) && !is_quote(b)) {
+                return None;
+            }
+            let value_at = match line.get(pos) {
+                Some(b'=') => pos + 1,
+                Some(b' ' | b'\t') => skip_blanks(line, pos),
+                _ => return None,
+            };
+            if line.get(value_at).is_none_or(|&b| b == b'-') {
+                return None;
+            }
+            return self.value_at(line, value_at, class, false, ValueEnds::Anywhere, None);
+        }
+        if dashes == 1 {
+            return None;
+        }
+
+        // XML element: `<password>…</password>`, the value possibly on the next line.
+        if before == Some(b'<') {
+            if line.get(pos) != Some(&b'>') {
+                return None;
+            }
+            let value_start = skip_blanks(line, pos + 1);
+            let value_end = memchr::memmem::find(&line[value_start..], b"</")
+                .map_or(line.len(), |i| value_start + i);
+            let value = trim_end(line, value_start, value_end);
+            if value.is_empty() {
+                return (value_end == line.len())
+                    .then_some(Found::Pending(Pending::Element(class)));
+            }
+            return self
+                .plausible(&line[value.clone()], class, true)
+                .then_some(Found::Value(value));
+        }
+
+        // A quoted key: `"password": …`, `['token']`, `setProperty("API_TOKEN", …)`, and the
+        // escaped form inside a JSON string (`\"token\": \"…\"`).
+        // A key right after a quote that does not close it opens a string value instead:
+        // `"KEY=value\n…"`, `putenv("KEY=value")`.
+        let mut quoted_key = false;
+        if let Some(quote) = before.filter(|&b| is_quote(b)) {
+            let escaped = start >= 2 && line[start - 2] == b'\\';
+            let close = pos + usize::from(escaped && line.get(pos) == Some(&b'\\'));
+            if line.get(close) == Some(&quote) {
+                pos = close + 1;
+                quoted_key = true;
+                let opener = start.checked_sub(2 + usize::from(escaped)).map(|i| line[i]);
+                if opener == Some(b'[') {
+                    if line.get(pos) != Some(&b']') {
+                        return None;
+                    }
+                    pos += 1;
+                }
+            }
+        } else if before == Some(b'[') && line.get(pos) == Some(&b']') {
+            pos += 1;
+        }
+
+        // The quote before an unquoted key opened a string the value may run to the end of.
+        let opened_by = before.filter(|&b| is_quote(b) && !quoted_key);
+        let after_key = skip_blanks(line, pos);
+        let blank_before_operator = after_key > pos;
+        pos = after_key;
+
+        // A type between key and `=`: Go `var token string = …`, Rust/TS/Kotlin/Python
+        // `token: &str = …`.
+        if let Some(equals) = typed_assignment(line, pos, blank_before_operator) {
+            return self.value_at(
+                line,
+                skip_blanks(line, equals + 1),
+                class,
+                false,
+                ValueEnds::Anywhere,
+                opened_by,
+            );
+        }
+        // An attribute pair: `<add key="ClearTextPassword" value="…" />`.
+        if quoted_key && blank_before_operator && line[pos..].starts_with(b"value") {
+            let equals = skip_blanks(line, pos + b"value".len());
+            if line.get(equals) == Some(&b'=') {
+                let value_at = skip_blanks(line, equals + 1);
+                return self.value_at(line, value_at, class, true, ValueEnds::Anywhere, None);
+            }
+            return None;
+        }
+        if quoted_key && line.get(pos) == Some(&b',') {
+            // A call: `System.setProperty("KEY", "…")`, `define('AUTH_KEY', '…')`.
+            return self.value_at(
+                line,
+                skip_blanks(line, pos + 1),
+                class,
+                true,
+                ValueEnds::Anywhere,
+                None,
+            );
+        }
+        let operator = OPERATORS.iter().find(|op| line[pos..].starts_with(op))?;
+        let operator_end = pos + operator.len();
+        if *operator == b":" {
+            // `a::b` is a path, not a key and a value.
+            if line.get(operator_end) == Some(&b':') {
+                return None;
+            }
+            // YAML needs a blank after the colon; JSON and JS keys are quoted or get quoted
+            // values, so `io.jsonwebtoken:jjwt` (Maven coordinates) is no assignment.
+            let next = line.get(operator_end).copied();
+            let blank_after = next.is_none_or(is_blank);
+            let quoted_value = next.is_some_and(is_quote);
+            if !quoted_key && !blank_after && !quoted_value {
+                return None;
+            }
+        }
+        if *operator == b"=" && line.get(operator_end) == Some(&b'~') {
+            return None;
+        }
+        let value_at = skip_blanks(line, operator_end);
+        // In a query string (`?token=…&next=…`) the value ends at the next `&`.
+        let in_query = matches!(before, Some(b'?' | b'&'));
+        let ends = if in_query {
+            ValueEnds::Query
+        } else {
+            ValueEnds::Anywhere
+        };
+        let config_line = is_config_line(line, start);
+        if (*operator == b":" || *operator == b"=")
+            && let Some(indent) = block_scalar(line, value_at)
+        {
+            return Some(Found::Pending(Pending::BlockScalar {
+                indent,
+                redacted: false,
+            }));
+        }
+        self.value_at(line, value_at, class, config_line, ends, opened_by)
+    }
+
+    /// Reads the value starting at `at` and keeps it when plausible.
+    #[allow(clippy::too_many_arguments)]
+    fn value_at(
+        &self,
+        line: &[u8],
+        mut at: usize,
+        class: KeyClass,
+        config_line: bool,
+        ends: ValueEnds,
+        opened_by: Option<u8>,
+    ) -> Option<Found> {
+        // A string inside a wrapper: `String::from("…")`, `SecretStr("…")`, `Some("…")`.
+        if let Some(inner) = wrapped_string(line, at) {
+            at = inner;
+        }
+        // String prefixes: Python `b"…"`/`r"…"`/`f"…"`, C# `@"…"`/`$"…"`.
+        if line.get(at).is_some_and(|b| b"bBrRfFuU@$".contains(b))
+            && line.get(at + 1).copied().is_some_and(is_quote)
+        {
+            at += 1;
+        }
+        let escaped_quote =
+            line.get(at) == Some(&b'\\') && line.get(at + 1).copied().is_some_and(is_quote);
+        if escaped_quote {
+            at += 1;
+        }
+        let first = *line.get(at)?;
+        if is_quote(first) {
+            let (inner, _) = quoted_value(line, at, escaped_quote);
+            let value = trim_end(line, inner.start, inner.end);
+            return self
+                .plausible(&line[value.clone()], class, true)
+                .then_some(Found::Value(value));
+        }
+        let (value, stop) = unquoted_value(line, at, ends);
+        // Text running into a string that it did not open is an expression:
+        // `os.environ["X"]`, `getenv("X")` (but `putenv("KEY=value")` closes its own).
+        if value.is_empty() || stop.is_some_and(|b| is_quote(b) && Some(b) != opened_by) {
+            return None;
+        }
+        let value_text = &line[value.clone()];
+        let plain_allowed = config_line && value.end >= trim_end(line, at, line.len()).end;
+        if looks_like_code(value_text) {
+            return None;
+        }
+        (self.plausible(value_text, class, plain_allowed)).then_some(Found::Value(value))
+    }
+
+    /// Whether `key` (without quotes or dashes) names a secret, and which kind.
+    pub(crate) fn classify_key(&self, key: &[u8]) -> Option<KeyClass> {
+        let words = split_words(key);
+        let last = words.last()?;
+        if self.non_secret_tails.iter().any(|tail| tail == last)
+            || words
+                .iter()
+                .any(|word| self.non_secret_words.iter().any(|w| w == word))
+        {
+            return None;
+        }
+        let mut class = None;
+        for (index, word) in words.iter().enumerate() {
+            if noun_in(word, &self.password_words) {
+                return Some(KeyClass::Password);
+            }
+            let qualified_key = word == "key"
+                && index > 0
+                && self.key_qualifiers.iter().any(|q| *q == words[index - 1]);
+            let glued_key = word.len() > 3
+                && word.ends_with("key")
+                && self
+                    .key_qualifiers
+                    .iter()
+                    .any(|q| q.as_str() == &word[..word.len() - 3]);
+            if noun_in(word, &self.secret_words) || qualified_key || glued_key {
+                class = Some(KeyClass::Secret);
+            }
+        }
+        class
+    }
+
+    /// Whether a value is plausible as a secret. `plain` says a value of letters alone may be
+    /// one (a quoted string or the rest of a config line, not an identifier in code).
+    pub(crate) fn plausible(&self, value: &[u8], class: KeyClass, plain: bool) -> bool {
+        let length = value.len();
+        let minimum = match class {
+            KeyClass::Password => self.min_password_length,
+            KeyClass::Secret => self.min_secret_length,
+        };
+        if length < minimum || is_masked_or_templated(value) || has_alphabet_run(value) {
+            return false;
+        }
+        // Vendor documentation keys end in `EXAMPLE` (`AKIAIOSFODNN7EXAMPLE`).
+        if value.ends_with(b"EXAMPLE") || value.ends_with(b"EXAMPLEKEY") {
+            return false;
+        }
+        if value.iter().any(|&b| is_blank(b)) && !self.plausible_with_blanks(value, class) {
+            return false;
+        }
+        let lower = value.to_ascii_lowercase();
+        if self
+            .stop_values
+            .iter()
+            .any(|stop| stop.as_bytes() == lower.as_slice())
+        {
+            return false;
+        }
+        let words = split_words(value);
+        if !words.is_empty()
+            && words
+                .iter()
+                .all(|word| self.placeholder_words.iter().any(|p| p == word))
+        {
+            return false;
+        }
+        // Numbers, versions, times; a long run of varied digits is an id or secret (numeric
+        // client secrets exist).
+        let is_long_number = value.iter().all(u8::is_ascii_digit)
+            && length >= 12
+            && (b'0'..=b'9').filter(|d| value.contains(d)).count() >= 6;
+        if (value
+            .iter()
+            .all(|b| b.is_ascii_digit() || b".:_-+".contains(b))
+            && !is_long_number)
+            || is_path(value)
+            || memchr::memmem::find(value, b"://").is_some()
+        {
+            return false;
+        }
+        if value
+            .iter()
+            .all(|b| b.is_ascii_alphabetic() || b"_-.".contains(b))
+            && is_identifier_shaped(value)
+        {
+            return false;
+        }
+        let classes = CharClasses::of(value);
+        // One word of letters: a password in a string or config line, else a name.
+        if classes.only_letters() && classes.count() == 1 {
+            return class == KeyClass::Password && plain && length >= 8;
+        }
+        match class {
+            KeyClass::Password => classes.count() >= 2 || length >= 8,
+            KeyClass::Secret if is_long_number => true,
+            // Mostly words (`clm00427:AgencyIdentificationCodeContentType`): a name.
+            KeyClass::Secret if is_wordy(value) => false,
+            KeyClass::Secret => {
+                super::shannon_entropy(value) >= self.min_entropy
+                    && (classes.count() >= 2 || length >= 20)
+            }
+        }
+    }
+}
+
+impl Grammar {
+    /// A value with blanks is a passphrase at most: never a token, never text with an
+    /// assignment or a command in it (`"telegram_token = "`, `` `vault read x` ``).
+    fn plausible_with_blanks(&self, value: &[u8], class: KeyClass) -> bool {
+        if class != KeyClass::Password {
+            return false;
+        }
+        let has_operator = value
+            .windows(2)
+            .any(|pair| matches!(pair, [b'=' | b':', b' ' | b'\t']));
+        let words = value
+            .split(|&b| is_blank(b))
+            .filter(|w| !w.is_empty())
+            .count();
+        !has_operator && words <= 3
+    }
+}
+
+/// Whether most of `value` is pronounceable words of four letters or more: an identifier or
+/// prose (`AgencyIdentificationCodeContentType`), where random text breaks into fragments.
+fn is_wordy(value: &[u8]) -> bool {
+    let is_vowel = |c: u8| b"aeiouy".contains(&c);
+    let word_letters: usize = split_words(value)
+        .iter()
+        .filter(|word| {
+            let bytes = word.as_bytes();
+            bytes.len() >= 4
+                && bytes.iter().all(u8::is_ascii_lowercase)
+                && bytes.iter().any(|&c| is_vowel(c))
+                && !bytes
+                    .windows(4)
+                    .any(|run| run.iter().all(|&c| !is_vowel(c)))
+        })
+        .map(String::len)
+        .sum();
+    word_letters * 10 >= value.len() * 6
+}
+
+/// Where an unquoted value ends besides blanks, quotes and escapes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ValueEnds {
+    Anywhere,
+    /// In a query string: also at `&`.
+    Query,
+}
+
+fn noun_in(word: &str, nouns: &[String]) -> bool {
+    nouns
+        .iter()
+        .any(|noun| word == noun || (noun.len() >= GLUED_NOUN_MIN && word.ends_with(noun.as_str())))
+}
+
+/// The words of an identifier, lower-cased: split at `_ - .`, at lower-to-upper case changes
+/// (`apiToken`), before the last capital of an acronym (`APIKey` → api, key) and between
+/// letters and digits (`token4` → token, 4).
+pub(crate) fn split_words(text: &[u8]) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (index, &byte) in text.iter().enumerate() {
+        if !byte.is_ascii_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if let Some(&previous) = index.checked_sub(1).and_then(|i| text.get(i)) {
+            let next = text.get(index + 1).copied().unwrap_or(b' ');
+            let boundary = (previous.is_ascii_lowercase() && byte.is_ascii_uppercase())
+                || (previous.is_ascii_uppercase()
+                    && byte.is_ascii_uppercase()
+                    && next.is_ascii_lowercase())
+                || (previous.is_ascii_alphabetic() && byte.is_ascii_digit())
+                || (previous.is_ascii_digit() && byte.is_ascii_alphabetic());
+            if boundary && !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+        current.push(char::from(byte.to_ascii_lowercase()));
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// `token string =` or `token: &str =` at `at`: the position of the `=`.
+fn typed_assignment(line: &[u8], at: usize, blank_before: bool) -> Option<usize> {
+    let mut pos = at;
+    if line.get(pos) == Some(&b':') {
+        if line.get(pos + 1) == Some(&b':') {
+            return None;
+        }
+        pos = skip_blanks(line, pos + 1);
+    } else if !blank_before {
+        return None;
+    }
+    let type_start = pos;
+    while pos < line.len()
+        && (line[pos].is_ascii_alphanumeric() || b"_&*[]<>.:'?|".contains(&line[pos]))
+    {
+        pos += 1;
+    }
+    if pos == type_start || !line[type_start..pos].iter().any(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    pos = skip_blanks(line, pos);
+    let is_plain_equals =
+        line.get(pos) == Some(&b'=') && !matches!(line.get(pos + 1), Some(b'=' | b'>' | b'~'));
+    is_plain_equals.then_some(pos)
+}
+
+/// `password: |` or `token: >-` ending the line: the line's indentation.
+fn block_scalar(line: &[u8], at: usize) -> Option<usize> {
+    let rest = line.get(at..)?;
+    let (&indicator, tail) = rest.split_first()?;
+    if indicator != b'|' && indicator != b'>' {
+        return None;
+    }
+    let tail_end = tail.iter().position(|&b| b == b'#').unwrap_or(tail.len());
+    tail[..tail_end]
+        .iter()
+        .all(|&b| b == b'-' || b == b'+' || b.is_ascii_digit() || is_blank(b))
+        .then(|| line.iter().take_while(|&&b| is_blank(b)).count())
+}
+
+/// After `String::from(`, `SecretString::new(`, `Some(`…: the position of the quote.
+fn wrapped_string(line: &[u8], at: usize) -> Option<usize> {
+    let mut pos = at;
+    if line[pos..].starts_with(b"new ") {
+        pos += 4;
+    }
+    let name_start = pos;
+    while pos < line.len() && (line[pos].is_ascii_alphanumeric() || b"_:.".contains(&line[pos])) {
+        pos += 1;
+    }
+    if pos == name_start || line.get(pos) != Some(&b'(') {
+        return None;
+    }
+    let inner = skip_blanks(line, pos + 1);
+    line.get(inner)
+        .copied()
+        .filter(|&b| is_quote(b))
+        .map(|_| inner)
+}
+
+/// The inside of the string starting with the quote at `at` (to the matching quote, with
+/// backslash escapes; to the end of the line when it is not closed there), and where the
+/// string ends.
+fn quoted_value(line: &[u8], at: usize, escaped_quote: bool) -> (Range<usize>, usize) {
+    let quote = line[at];
+    let start = at + 1;
+    let mut pos = start;
+    while pos < line.len() {
+        let byte = line[pos];
+        if escaped_quote {
+            // Inside a JSON string: the value ends at `\"`.
+            if byte == b'\\' && line.get(pos + 1) == Some(&quote) {
+                return (start..pos, pos + 2);
+            }
+        } else if byte == b'\\' && quote != b'\'' {
+            pos += 2;
+            continue;
+        } else if byte == quote {
+            return (start..pos, pos + 1);
+        }
+        pos += 1;
+    }
+    (start..line.len(), line.len())
+}
+
+/// An unquoted value from `at`: to a blank, a quote, an escape sequence (`\n` inside a JSON
+/// string), or a closing tag; then without trailing `;`/`,` and unbalanced closing brackets.
+fn unquoted_value(line: &[u8], at: usize, ends: ValueEnds) -> (Range<usize>, Option<u8>) {
+    let mut end = at;
+    while end < line.len() {
+        let byte = line[end];
+        let stops = is_blank(byte)
+            || is_quote(byte)
+            || (byte == b'\\' && line.get(end + 1).is_some_and(|b| b"nrt\"'\\".contains(b)))
+            || (byte == b'<' && line.get(end + 1) == Some(&b'/'))
+            || (byte == b'&' && matches!(ends, ValueEnds::Query));
+        if stops {
+            break;
+        }
+        end += 1;
+    }
+    let stop = line.get(end).copied();
+    while let Some(&last) = line[at..end].last() {
+        let unbalanced = |open: u8| {
+            let opens = line[at..end].iter().filter(|&&b| b == open).count();
+            let closes = line[at..end].iter().filter(|&&b| b == last).count();
+            closes > opens
+        };
+        let drop = match last {
+            b',' | b';' => true,
+            b')' => unbalanced(b'('),
+            b']' => unbalanced(b'['),
+            b'}' => unbalanced(b'{'),
+            _ => false,
+        };
+        if !drop {
+            break;
+        }
+        end -= 1;
+    }
+    (at..end, stop)
+}
+
+fn trim_end(line: &[u8], start: usize, mut end: usize) -> Range<usize> {
+    let mut start = start.min(end);
+    while start < end && is_blank(line[start]) {
+        start += 1;
+    }
+    while end > start && (is_blank(line[end - 1]) || line[end - 1] == b'\r') {
+        end -= 1;
+    }
+    start..end
+}
+
+/// The key starts the line (after indentation, `export`, a YAML list dash) and so the value
+/// is data, not an expression.
+fn is_config_line(line: &[u8], key_start: usize) -> bool {
+    let mut prefix = &line[..key_start];
+    while let Some((&first, rest)) = prefix.split_first() {
+        if is_blank(first) {
+            prefix = rest;
+        } else {
+            break;
+        }
+    }
+    let prefix = prefix
+        .strip_prefix(b"export ")
+        .or_else(|| prefix.strip_prefix(b"- "))
+        .unwrap_or(prefix);
+    prefix.iter().all(|&b| is_blank(b))
+}
+
+/// Unquoted text that is an expression: a variable, a call, a member chain, a path of a
+/// language with `::`.
+fn looks_like_code(value: &[u8]) -> bool {
+    if value.first().is_some_and(|b| b"$@%&*!([{<".contains(b)) {
+        return true;
+    }
+    let identifier_end = value
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+        .unwrap_or(value.len());
+    if identifier_end == 0 || !value[0].is_ascii_alphabetic() && value[0] != b'_' {
+        return false;
+    }
+    match value.get(identifier_end) {
+        // `getPassword()`, `os.getenv(` (the value stops at the quote), `args[0]`; but not
+        // `a1b2[c3]d4e5`.
+        Some(b'(' | b'[') => value.last().is_some_and(|b| b"()[]".contains(b)),
+        Some(b':') => value.get(identifier_end + 1) == Some(&b':'),
+        Some(b'.') => {
+            // A chain of identifiers only: `process.env.TOKEN`, `self.token`.
+            // Names are words; a part with many digits (`pat.qmzj8f2wfa4i2i861.…`) is a token.
+            value.split(|&b| b == b'.').all(|part| {
+                let part = part.split(|&b| b == b'(').next().unwrap_or(part);
+                let digits = part.iter().filter(|b| b.is_ascii_digit()).count();
+                !part.is_empty()
+                    && (part[0].is_ascii_alphabetic() || part[0] == b'_')
+                    && part.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+                    && digits * 5 < part.len()
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Masks and templates: `${VAR}`, `{{ secrets.X }}`, `$(cmd)`, `<password>`, `[PASSWORD]`,
+/// `%s`, `****`, `xxxx`, `…`, and redaction markers (this redactor's own included).
+fn is_masked_or_templated(value: &[u8]) -> bool {
+    let contains = |needle: &[u8]| memchr::memmem::find(value, needle).is_some();
+    let lower = value.to_ascii_lowercase();
+    let wrapped =
+        |open: u8, close: u8| value.first() == Some(&open) && value.last() == Some(&close);
+    if contains(b"${")
+        || contains(b"{{")
+        || contains(b"$(")
+        || contains(b"%(")
+        || contains(b"<%")
+        || contains(b"***")
+        || contains(b"...")
+        || contains("…".as_bytes())
+        || contains("•".as_bytes())
+        || contains(b"###")
+        || memchr::memmem::find(&lower, b"xxxx").is_some()
+        || memchr::memmem::find(&lower, b"[redacted").is_some()
+        || memchr::memmem::find(&lower, b"<redacted").is_some()
+        || wrapped(b'<', b'>')
+        || wrapped(b'[', b']')
+        || wrapped(b'{', b'}')
+        || wrapped(b'%', b'%')
+    {
+        return true;
+    }
+    // `$VAR`, `%s`
+    matches!(value, [b'$', next, ..] if next.is_ascii_alphabetic() || *next == b'_')
+        || matches!(value, [b'%', b's' | b'd' | b'v'])
+}
+
+/// A run of ten consecutive letters of the alphabet (`abcdefghij…`): typed, not generated.
+pub(crate) fn has_alphabet_run(value: &[u8]) -> bool {
+    const RUN: usize = 10;
+    let mut run = 1;
+    for pair in value.windows(2) {
+        let (a, b) = (pair[0].to_ascii_lowercase(), pair[1].to_ascii_lowercase());
+        if a.is_ascii_lowercase() && b == a + 1 {
+            run += 1;
+            if run >= RUN {
+                return true;
+            }
+        } else {
+            run = 1;
+        }
+    }
+    false
+}
+
+fn is_path(value: &[u8]) -> bool {
+    value.starts_with(b"/")
+        || value.starts_with(b"./")
+        || value.starts_with(b"../")
+        || value.starts_with(b"~/")
+        || (value.len() > 2
+            && value[0].is_ascii_alphabetic()
+            && value[1] == b':'
+            && matches!(value[2], b'\\' | b'/'))
+}
+
+/// Letters with optional `_ - .` separators shaped like a name: `camelCase`, `PascalCase`,
+/// `snake_case`, `kebab-case`, `dotted.name`, `CONSTANT_CASE`.
+fn is_identifier_shaped(value: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = value.split(|b| b"_-.".contains(b)).collect();
+    if parts.iter().any(|part| part.is_empty()) {
+        return false;
+    }
+    if parts.len() > 1 {
+        // Every part one case-shape: `lower`, `UPPER` or `Capitalized`.
+        return parts.iter().all(|part| {
+            part.iter().all(u8::is_ascii_lowercase)
+                || part.iter().all(u8::is_ascii_uppercase)
+                || (part[0].is_ascii_uppercase() && part[1..].iter().all(u8::is_ascii_lowercase))
+        });
+    }
+    // One part: camelCase / PascalCase words of at least two letters each.
+    let words = split_words(value);
+    words.len() > 1
+        && words.iter().all(|w| w.len() >= 2)
+        && value
+            .windows(2)
+            .all(|pair| !(pair[0].is_ascii_uppercase() && pair[1].is_ascii_uppercase()))
+}
+
+struct CharClasses {
+    lower: bool,
+    upper: bool,
+    digit: bool,
+    symbol: bool,
+}
+
+impl CharClasses {
+    fn of(value: &[u8]) -> CharClasses {
+        CharClasses {
+            lower: value.iter().any(u8::is_ascii_lowercase),
+            upper: value.iter().any(u8::is_ascii_uppercase),
+            digit: value.iter().any(u8::is_ascii_digit),
+            symbol: value.iter().any(|b| !b.is_ascii_alphanumeric()),
+        }
+    }
+
+    fn count(&self) -> usize {
+        [self.lower, self.upper, self.digit, self.symbol]
+            .iter()
+            .filter(|&&c| c)
+            .count()
+    }
+
+    fn only_letters(&self) -> bool {
+        !self.digit && !self.symbol
+    }
+}
