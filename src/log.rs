@@ -116,12 +116,14 @@ const LOG_TEXT_MAX_BYTES: usize = 32 * 1024;
 
 impl Record {
     /// Records the judged text's hash and, with `keep_text` (`log.store_text`), its redacted
-    /// end.
+    /// end: redacted whole, then cut, so the cut never falls inside a secret (a token cut after
+    /// its prefix would be kept).
     pub fn store_text(&mut self, text: &str, keep_text: bool) {
         self.text_sha256 = Some(crate::text::sha256_hex(text));
         if keep_text {
             let redacted = crate::redact::Redactor::builtin()
-                .redact(crate::text::tail(text, LOG_TEXT_MAX_BYTES));
+                .redact_mapped(text)
+                .tail(LOG_TEXT_MAX_BYTES);
             for (kind, count) in &redacted.counts {
                 *self.redactions.entry(kind.clone()).or_default() += count;
             }

@@ -208,7 +208,7 @@ pub fn excerpt(record: &Record) -> String {
     record
         .text
         .as_deref()
-        .map(|t| crate::text::tail(t, 120).to_string())
+        .map(|t| crate::redact::tail_of_redacted(t, 120).to_string())
         .unwrap_or_default()
 }
 

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::backends::{Backend, JudgeRequest};
 use crate::detectors::{Detector, TriggerSet};
 use crate::error::Result;
-use crate::redact::{RedactionCounts, Redactor};
+use crate::redact::{Redacted, RedactedText, RedactionCounts, Redactor, Side};
 
 /// What Layer 1 found for one detector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -299,13 +299,17 @@ fn judge(
         }
     };
     let backend = backend.as_ref();
+    // Redact, then cut: the window and the excerpt are cut from the redacted text, so a cut can
+    // never fall inside a secret (a cut PEM block or token would lose the prefix that
+    // identifies it).
+    let redacted = Redactor::builtin().redact_mapped(text);
     let outcomes = std::thread::scope(|scope| {
         let handles: Vec<_> = detectors
             .iter()
             .zip(layer1)
             .map(|(detector, result)| match result {
                 Layer1::Hit { start, end, .. } => {
-                    let judged = judged_text(text, window, start, end);
+                    let judged = judged_text(&redacted, window, start, end);
                     let fallback = Outcome::without_judge(detector, result.clone());
                     let handle = scope
                         .spawn(move || judge_one(detector, result, &judged, backend, deadline));
@@ -330,15 +334,15 @@ fn judge(
     Ok(Judgement::from_outcomes(outcomes))
 }
 
+/// Judges one hit on `redacted`, the judged text already redacted and cut.
 fn judge_one(
     detector: &Detector,
     layer1: Layer1,
-    text: &str,
+    redacted: &Redacted,
     backend: &dyn Backend,
     deadline: Instant,
 ) -> Outcome {
     let started = Instant::now();
-    let redacted = Redactor::builtin().redact(text);
     let nonce = wrap::nonce();
     let prompt = wrap::wrap(&detector.prompt, &detector.fields, &redacted.text, &nonce);
     let schema = detector.reply_schema();
@@ -382,21 +386,41 @@ fn judge_one(
     outcome
 }
 
-/// The text the judge sees: the last `window.bytes` of `text` (cut on a character boundary),
-/// preceded by an excerpt around the Layer 1 hit when the hit lies before that window.
-pub fn judged_text(text: &str, window: Window, hit_start: usize, hit_end: usize) -> String {
-    let start = text.ceil_char_boundary(text.len().saturating_sub(window.bytes));
-    let tail = &text[start..];
-    if hit_end <= start && hit_start < start {
+/// The text the judge sees, cut from the redacted text: its last `window.bytes`, preceded by
+/// an excerpt around the Layer 1 hit (`hit_start..hit_end`, offsets of the original text) when
+/// the hit lies before that window. Cuts fall on character boundaries and outside redaction
+/// markers (a window may then be a marker's length longer); the counts are those of the
+/// markers the judged text holds.
+pub fn judged_text(
+    redacted: &RedactedText,
+    window: Window,
+    hit_start: usize,
+    hit_end: usize,
+) -> Redacted {
+    let text = &redacted.text;
+    let window_start = text.ceil_char_boundary(text.len().saturating_sub(window.bytes));
+    let tail = redacted.widen(window_start..text.len());
+    let (hit_start, hit_end) = (
+        redacted.map(hit_start, Side::Start),
+        redacted.map(hit_end, Side::End),
+    );
+    if hit_end <= tail.start && hit_start < tail.start {
         let half = window.excerpt_bytes / 2;
-        let from = text.floor_char_boundary(hit_start.saturating_sub(half));
-        let to = text.ceil_char_boundary((hit_end + half).min(start));
-        format!(
-            "[…excerpt from earlier in the message…]\n{}\n[…]\n{tail}",
-            &text[from..to]
-        )
+        let excerpt =
+            redacted.widen(hit_start.saturating_sub(half)..(hit_end + half).min(tail.start));
+        Redacted {
+            text: format!(
+                "[…excerpt from earlier in the message…]\n{}\n[…]\n{}",
+                &text[excerpt.clone()],
+                &text[tail.clone()]
+            ),
+            counts: redacted.counts_within(&[excerpt, tail]),
+        }
     } else {
-        tail.to_string()
+        Redacted {
+            text: text[tail.clone()].to_string(),
+            counts: redacted.counts_within(&[tail]),
+        }
     }
 }
 
@@ -492,11 +516,52 @@ mod tests {
     #[test]
     fn window_keeps_the_tail_and_an_excerpt_of_an_early_hit() {
         let text = format!("Shall I push? {}", "x".repeat(10_000));
-        let judged = judged_text(&text, Window::default(), 9, 13);
+        let judged = judged_text(&redacted(&text), Window::default(), 9, 13).text;
         assert!(judged.contains("Shall I push?"));
         assert!(judged.len() < 4000 + 700);
-        let judged = judged_text("short text", Window::default(), 0, 5);
+        let judged = judged_text(&redacted("short text"), Window::default(), 0, 5).text;
         assert_eq!(judged, "short text");
+    }
+
+    fn redacted(text: &str) -> RedactedText {
+        Redactor::builtin().redact_mapped(text)
+    }
+
+    #[test]
+    fn window_and_excerpt_are_cut_from_the_redacted_text() {
+        // A private key straddling the window's start, a token straddling the excerpt's end.
+        let key = format!(
+            "-----BEGIN RSA PRIVATE KEY-----\n{}-----END RSA PRIVATE KEY-----\n",
+            "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Ez8N6dbVtq2WqZKJfFqP0XoJ5vb\n".repeat(26)
+        );
+        let token = format!("ghp_{}", "Zk3xQ9mP2vL7wR4tY8nB5cJ1hF6dS0aG3eK9");
+        let text = format!(
+            "Shall I push?{token}\n{}{key}Done.",
+            "filler line\n".repeat(500)
+        );
+        let hit = text.find("push").unwrap();
+        let window = Window {
+            bytes: key.len() / 2 + "Done.".len(),
+            excerpt_bytes: 2 * ("push?".len() + 10),
+        };
+        let judged = judged_text(&redacted(&text), window, hit, hit + 4);
+        assert!(judged.text.contains("Shall I push?"), "{}", judged.text);
+        assert!(
+            judged.text.contains("[REDACTED:private-key]"),
+            "{}",
+            judged.text
+        );
+        assert!(
+            judged.text.contains("[REDACTED:github-pat]"),
+            "{}",
+            judged.text
+        );
+        for line in key.lines().skip(1) {
+            assert!(!judged.text.contains(line), "key line leaked: {line}");
+        }
+        assert!(!judged.text.contains("ghp_") && !judged.text.contains("hF6dS0aG3eK9"));
+        assert_eq!(judged.counts.get("private-key"), Some(&1));
+        assert_eq!(judged.counts.get("github-pat"), Some(&1));
     }
 
     #[test]
@@ -507,9 +572,9 @@ mod tests {
                 bytes,
                 excerpt_bytes: 50,
             };
-            let judged = judged_text(&text, window, text.len() - 3, text.len());
+            let judged = judged_text(&redacted(&text), window, text.len() - 3, text.len()).text;
             assert!(judged.len() <= bytes);
-            let judged = judged_text(&text, window, 1, 4);
+            let judged = judged_text(&redacted(&text), window, 1, 4).text;
             assert!(judged.contains("[…]"));
         }
     }

@@ -36,6 +36,108 @@ pub struct Redacted {
     pub counts: RedactionCounts,
 }
 
+/// One replacement of [`Redactor::redact_mapped`]: the `original` bytes became the marker at
+/// `redacted`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub original: Range<usize>,
+    pub redacted: Range<usize>,
+    pub kind: String,
+}
+
+/// A redacted text with its replacements, to cut windows from it safely.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedactedText {
+    pub text: String,
+    pub counts: RedactionCounts,
+    replacements: Vec<Replacement>,
+}
+
+impl RedactedText {
+    /// The offset in the redacted text of an offset of the original. An offset inside a
+    /// replaced secret maps to its marker's start (`Side::Start`) or end (`Side::End`).
+    pub fn map(&self, original: usize, side: Side) -> usize {
+        let mut shift: isize = 0;
+        for replacement in &self.replacements {
+            if original < replacement.original.start {
+                break;
+            }
+            if original < replacement.original.end {
+                return match side {
+                    Side::Start => replacement.redacted.start,
+                    Side::End => replacement.redacted.end,
+                };
+            }
+            shift += replacement.redacted.len() as isize - replacement.original.len() as isize;
+        }
+        original.saturating_add_signed(shift).min(self.text.len())
+    }
+
+    /// `range` of the redacted text widened so that it cuts no marker in two and falls on
+    /// character boundaries.
+    pub fn widen(&self, range: Range<usize>) -> Range<usize> {
+        let (mut start, mut end) = (
+            range.start.min(self.text.len()),
+            range.end.min(self.text.len()),
+        );
+        for replacement in &self.replacements {
+            let marker = &replacement.redacted;
+            if marker.start < start && start < marker.end {
+                start = marker.start;
+            }
+            if marker.start < end && end < marker.end {
+                end = marker.end;
+            }
+        }
+        self.text.floor_char_boundary(start)..self.text.ceil_char_boundary(end)
+    }
+
+    /// Redactions per kind among the markers inside `ranges` of the redacted text.
+    pub fn counts_within(&self, ranges: &[Range<usize>]) -> RedactionCounts {
+        let mut counts = RedactionCounts::new();
+        for replacement in &self.replacements {
+            let marker = &replacement.redacted;
+            if ranges
+                .iter()
+                .any(|range| range.start <= marker.start && marker.end <= range.end)
+            {
+                *counts.entry(replacement.kind.clone()).or_default() += 1;
+            }
+        }
+        counts
+    }
+
+    /// The last `max_bytes` of the redacted text (a little more when the cut would fall inside
+    /// a marker), with the counts of the markers it holds.
+    pub fn tail(&self, max_bytes: usize) -> Redacted {
+        let cut = self.widen(self.text.len().saturating_sub(max_bytes)..self.text.len());
+        Redacted {
+            text: self.text[cut.clone()].to_string(),
+            counts: self.counts_within(&[cut]),
+        }
+    }
+}
+
+/// The last `max_bytes` of an already redacted text (a stored log text), starting on a
+/// character boundary and never inside a `[REDACTED:<kind>]` marker.
+pub fn tail_of_redacted(text: &str, max_bytes: usize) -> &str {
+    let mut start = text.ceil_char_boundary(text.len().saturating_sub(max_bytes));
+    if let Some(open) = text[..start].rfind('[')
+        && text[open..].starts_with("[REDACTED:")
+        && !text[open..start].contains(']')
+    {
+        start = open;
+    }
+    &text[start..]
+}
+
+/// Which end of a marker an offset inside a replaced secret maps to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Start,
+    End,
+}
+
 /// A compiled rule table with its keyword prefilter. Build it once and share it.
 pub struct Redactor {
     /// The rules. The built-in table is only built when a text holds one of its keywords
@@ -136,6 +238,38 @@ impl Redactor {
         }
     }
 
+    /// Redacts a whole string and keeps where each replacement is, so that a window, a tail
+    /// or an excerpt can be cut from the redacted text at offsets of the original
+    /// ("redact, then cut": a cut can then never fall inside a secret).
+    pub fn redact_mapped(&self, text: &str) -> RedactedText {
+        let mut scanner = Scanner::new(self);
+        scanner.replacements = Some(Vec::new());
+        let mut output = Vec::with_capacity(text.len());
+        let _ = scanner.process(text.as_bytes(), &mut output);
+        let _ = scanner.finish(&mut output);
+        let redacted = String::from_utf8(output)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+        let mut replacements = Vec::new();
+        // Output offsets follow from the input ranges and the markers' lengths.
+        let mut shift: isize = 0;
+        for (input, rule) in scanner.replacements.take().unwrap_or_default() {
+            let kind = self.rule(rule).id.clone();
+            let marker_len = "[REDACTED:]".len() + kind.len();
+            let start = input.start.saturating_add_signed(shift);
+            shift += marker_len as isize - input.len() as isize;
+            replacements.push(Replacement {
+                original: input,
+                redacted: start..start + marker_len,
+                kind,
+            });
+        }
+        RedactedText {
+            text: redacted,
+            counts: scanner.counts,
+            replacements,
+        }
+    }
+
     /// Redacts `input` into `output` line by line in bounded memory (about 64 KiB plus the
     /// longest line, capped at 1 MiB). Bytes that are not UTF-8 pass through unchanged.
     pub fn redact_stream(
@@ -201,6 +335,10 @@ struct Span {
 
 struct OpenBlock {
     rule: u16,
+    /// Where the block started in the input, and where its last line's content ends so far
+    /// (the replaced range, see `Scanner::replacements`).
+    start: usize,
+    content_end: usize,
     /// The line ending of the block's last line so far, written when the block ends unclosed.
     line_ending: Vec<u8>,
 }
@@ -212,6 +350,9 @@ struct Scanner<'r> {
     open_block: Option<OpenBlock>,
     /// An assignment whose value continues on the next lines, with the rule that found it.
     pending_value: Option<(u16, Pending)>,
+    /// Every replacement as (input range, rule), in order; input positions are offsets into
+    /// the text given to `process`, so this is only kept for a single call (`redact_mapped`).
+    replacements: Option<Vec<(Range<usize>, u16)>>,
     /// Rules triggered on the current line, deduplicated through `rule_seen`.
     triggered: Vec<u16>,
     /// Every keyword occurrence on the current line: (rule, position in the text).
@@ -238,6 +379,7 @@ impl<'r> Scanner<'r> {
             counts: RedactionCounts::new(),
             open_block: None,
             pending_value: None,
+            replacements: None,
             triggered: Vec::new(),
             rule_seen: vec![0; redactor.rule_count],
             candidates: Vec::new(),
@@ -264,6 +406,7 @@ impl<'r> Scanner<'r> {
 
     fn finish(&mut self, output: &mut impl Write) -> io::Result<()> {
         if let Some(block) = self.open_block.take() {
+            self.replaced(block.start..block.content_end, block.rule);
             output.write_all(&block.line_ending)?;
         }
         Ok(())
@@ -346,15 +489,19 @@ impl<'r> Scanner<'r> {
             self.count(span.rule);
             cursor = span.end;
             if span.opens_block {
-                opened = Some(span.rule);
+                opened = Some((span.rule, line_start + span.start));
+            } else {
+                self.replaced(line_start + span.start..line_start + span.end, span.rule);
             }
         }
         self.spans = spans;
         *written = line_end;
         match opened {
-            Some(rule) => {
+            Some((rule, start)) => {
                 self.open_block = Some(OpenBlock {
                     rule,
+                    start,
+                    content_end: line_start + content.len(),
                     line_ending: line[content.len()..].to_vec(),
                 });
                 Ok(true)
@@ -429,6 +576,7 @@ impl<'r> Scanner<'r> {
                     output.write_all(&content[..indent])?;
                     let id = &self.redactor.rule(rule).id;
                     write!(output, "[REDACTED:{id}]")?;
+                    self.replaced(position + indent..position + indent + kept.len(), rule);
                     output.write_all(&text[position + indent + kept.len()..line_end])?;
                     position = line_end;
                 }
@@ -452,7 +600,14 @@ impl<'r> Scanner<'r> {
         let id = &self.redactor.rule(rule).id;
         write!(output, "[REDACTED:{id}]")?;
         self.count(rule);
+        self.replaced(at + indent..at + indent + length, rule);
         Ok(())
+    }
+
+    fn replaced(&mut self, input: Range<usize>, rule: u16) {
+        if let Some(replacements) = &mut self.replacements {
+            replacements.push((input, rule));
+        }
     }
 
     /// Inside a multi-line block: drops body lines until the closing line; returns where normal
@@ -477,17 +632,21 @@ impl<'r> Scanner<'r> {
                 .map_or(text.len(), |newline| position + newline + 1);
             let content = strip_line_ending(&text[position..line_end]);
             if let Some(end) = block.end.find(content) {
+                let (rule, start) = (open.rule, open.start);
                 self.open_block = None;
+                self.replaced(start..position + end.end(), rule);
                 return Ok(position + end.end());
             }
             if !block.line.is_match(content) {
                 // The block was cut short: end it and treat this line as ordinary text.
                 if let Some(open) = self.open_block.take() {
+                    self.replaced(open.start..open.content_end, open.rule);
                     output.write_all(&open.line_ending)?;
                 }
                 return Ok(position);
             }
             // The block now ends where this line ends, should the input stop here.
+            open.content_end = position + content.len();
             open.line_ending.clear();
             open.line_ending
                 .extend_from_slice(&text[position + content.len()..line_end]);

@@ -1372,3 +1372,49 @@ fn words_split_at_case_digits_and_separators() {
         ["new", "relic", "token"]
     );
 }
+
+#[test]
+fn mapped_redaction_maps_offsets_and_cuts_outside_markers() {
+    let (text, _) = expand("before token ghp_{a36} middle «{a3}» after", "x", 51);
+    let token_at = text.find("ghp_").unwrap();
+    let mapped = redactor().redact_mapped(&text);
+    assert_eq!(mapped.text, redactor().redact(&text).text);
+    let marker = "[REDACTED:github-pat]";
+    let marker_at = mapped.text.find(marker).unwrap();
+    assert_eq!(mapped.map(3, Side::Start), 3);
+    assert_eq!(mapped.map(token_at + 10, Side::Start), marker_at);
+    assert_eq!(
+        mapped.map(token_at + 10, Side::End),
+        marker_at + marker.len()
+    );
+    let after = text.find(" middle").unwrap();
+    assert_eq!(
+        &mapped.text[mapped.map(after, Side::Start)..][..7],
+        " middle"
+    );
+    // A cut inside the marker moves to its start.
+    let cut = mapped.widen(marker_at + 5..mapped.text.len());
+    assert_eq!(cut.start, marker_at);
+    let tail = mapped.tail(mapped.text.len() - marker_at - 5);
+    assert!(tail.text.starts_with(marker), "{}", tail.text);
+    assert_eq!(tail.counts.get("github-pat"), Some(&1));
+    assert!(mapped.tail(10).counts.is_empty());
+    assert_eq!(
+        tail_of_redacted(&mapped.text, tail.text.len() - 5),
+        tail.text
+    );
+}
+
+#[test]
+fn a_multi_line_block_maps_as_one_replacement() {
+    let key = multi_line_key(12, 5);
+    let text = format!("a\n{key}z");
+    let mapped = redactor().redact_mapped(&text);
+    assert_eq!(mapped.text, "a\n[REDACTED:private-key]\nz");
+    let inside = text.find("-----END").unwrap();
+    assert_eq!(mapped.map(inside, Side::Start), 2);
+    assert_eq!(
+        mapped.map(text.len() - 1, Side::Start),
+        mapped.text.len() - 1
+    );
+}

@@ -184,3 +184,103 @@ fn a_reader_that_goes_away_ends_it_quietly_with_0() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A private key block of `lines` body lines, spelled out at run time.
+fn private_key(lines: usize, seed: usize) -> (String, Vec<String>) {
+    let body: Vec<String> = (0..lines)
+        .map(|i| token("MII", 61, seed + i).replace(['_'], "+"))
+        .collect();
+    let block = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----",
+        body.join("\n")
+    );
+    (block, body)
+}
+
+/// Redact, then cut: a private key straddling the start of the judge's window, another one
+/// straddling the edge of the excerpt around an early Layer 1 hit, and a token straddling the
+/// start of the 32 KiB log tail reach neither the judge (a command backend saving its stdin)
+/// nor the decision log.
+#[test]
+fn a_secret_straddling_every_cut_is_redacted_in_what_is_sent_and_stored() {
+    let env = Env::new();
+    let sent = env.dir.path().join("sent.txt");
+    let judge = env.script(
+        "save-prompt",
+        &format!(
+            "#!/bin/sh\ncat > {}\necho '{{\"new_proposal\": true}}'\n",
+            sent.display()
+        ),
+    );
+    let window = 1000;
+    env.write_config(&format!(
+        "[judge]\nbackend = \"command\"\n[judge.command]\nargv = [\"{}\"]\n[stop]\nwindow_bytes = {window}\n",
+        judge.display()
+    ));
+    let (early_key, early_body) = private_key(26, 1);
+    let (late_key, late_body) = private_key(26, 40);
+    let github = token("ghp_", 36, 7);
+    let filler =
+        |bytes: usize| "the build is green and the docs are updated.\n".repeat(bytes / 45 + 1);
+    // From the end: the late key's middle sits at the window's start; the token at the log
+    // tail's start (32 KiB from the end); the early key right after the hit, where the
+    // excerpt's edge (300 bytes past the hit) falls.
+    let tail_after_key = "\nAll tests pass.\n";
+    let late_part = format!("{late_key}{tail_after_key}");
+    let mut end = filler(32 * 1024 - late_part.len() - 20);
+    end.truncate(32 * 1024 - late_part.len() - 20);
+    let text = format!(
+        "Shall I commit now?\n{early_key}\n{}\ntoken {github}\n{end}{late_part}",
+        filler(8000)
+    );
+    let tail_start = text.len() - 32 * 1024;
+    let token_at = text.find(&github).unwrap();
+    assert!(token_at < tail_start && tail_start < token_at + github.len());
+    let late_at = text.find(&late_key).unwrap();
+    assert!(late_at < text.len() - window && text.len() - window < late_at + late_key.len());
+
+    let payload = serde_json::json!({
+        "session_id": "cut-test",
+        "transcript_path": env.dir.path().join("none.jsonl"),
+        "cwd": env.project(),
+        "hook_event_name": "Stop",
+        "stop_hook_active": false,
+        "last_assistant_message": text,
+    });
+    let output = env
+        .cmd()
+        .args(["hook", "stop"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("block"),
+        "{output:?}"
+    );
+
+    let sent = std::fs::read_to_string(&sent).expect("the judge was called");
+    let log: String = std::fs::read_dir(env.log_dir())
+        .unwrap()
+        .flatten()
+        .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
+        .collect();
+    assert!(sent.contains("Shall I commit now?"), "the excerpt is sent");
+    assert!(sent.contains("[REDACTED:private-key]"), "{sent}");
+    assert!(
+        log.contains("[REDACTED:github-pat]"),
+        "the token's marker is kept whole"
+    );
+    for (what, place) in [("sent to the judge", &sent), ("logged", &log)] {
+        for line in early_body.iter().chain(&late_body) {
+            assert!(
+                !place.contains(line.as_str()),
+                "a key line was {what}: {line}"
+            );
+        }
+        assert!(
+            !place.contains(&github[github.len() - 20..]),
+            "the token's tail was {what}"
+        );
+    }
+}
