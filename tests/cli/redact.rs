@@ -284,3 +284,38 @@ fn a_secret_straddling_every_cut_is_redacted_in_what_is_sent_and_stored() {
         );
     }
 }
+
+/// Commands with credentials on their command line are logged by the pre-tool hook with each
+/// whole value redacted.
+#[test]
+fn pre_tool_logs_commands_with_their_passwords_redacted() {
+    let env = Env::new();
+    let password = "Zx8:pQ3,mN6;rT5";
+    let commands = [
+        format!("PGPASSWORD='{password}' psql -h db.internal -U app -c 'select 1'"),
+        format!("mysqldump --password='{password}' shop > shop.sql"),
+        format!("export DB_PASSWORD='{password}' && ./migrate"),
+        format!("docker run -e POSTGRES_PASSWORD=\"{password}\" postgres:16"),
+    ];
+    for command in &commands {
+        let payload = serde_json::json!({"session_id": "s", "cwd": env.project(),
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": "t"});
+        let output = env
+            .cmd()
+            .args(["hook", "pre-tool"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    }
+    let log: String = std::fs::read_dir(env.log_dir())
+        .unwrap()
+        .flatten()
+        .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
+        .collect();
+    assert_eq!(log.matches("[REDACTED:generic-secret]").count(), commands.len(), "{log}");
+    for piece in password.split([':', ',', ';']) {
+        assert!(!log.contains(piece), "`{piece}` of the password was logged: {log}");
+    }
+}
