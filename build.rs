@@ -228,11 +228,12 @@ fn redaction() -> String {
 /// The `[assignment]` section of the redaction rules as a Rust expression.
 fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
     format!(
-        "AssignmentSpec {{ password_words: {}, secret_words: {}, key_qualifiers: {}, \
+        "AssignmentSpec {{ password_words: {}, secret_words: {}, secret_keys: {}, key_qualifiers: {}, \
          non_secret_tails: {}, non_secret_words: {}, stop_values: {}, placeholder_words: {}, \
          min_password_length: {}, min_secret_length: {}, min_entropy: {:?} }}",
         strings(&spec.password_words),
         strings(&spec.secret_words),
+        strings(&spec.secret_keys),
         strings(&spec.key_qualifiers),
         strings(&spec.non_secret_tails),
         strings(&spec.non_secret_words),

@@ -31,6 +31,14 @@ pub(crate) enum Pending {
     /// `password: |` (a YAML block scalar): the following lines indented deeper than `indent`
     /// are the value. `redacted` says whether a line of it was replaced yet (counted once).
     BlockScalar { indent: usize, redacted: bool },
+    /// The `data:` (base64 values) or `stringData:` map of a Kubernetes Secret: entries
+    /// indented deeper than `indent`; `scalar` is the indentation of an entry whose block
+    /// scalar (`.dockercfg: |`) is being read, and whether a line of it was replaced yet.
+    DataMap {
+        indent: usize,
+        base64: bool,
+        scalar: Option<(usize, bool)>,
+    },
 }
 
 /// What the recognizer found at one keyword.
@@ -46,6 +54,7 @@ pub(crate) enum Found {
 pub(crate) struct Grammar {
     password_words: Vec<String>,
     secret_words: Vec<String>,
+    secret_keys: Vec<String>,
     key_qualifiers: Vec<String>,
     non_secret_tails: Vec<String>,
     non_secret_words: Vec<String>,
@@ -94,6 +103,7 @@ impl Grammar {
         Grammar {
             password_words: lower_all(&spec.password_words),
             secret_words: lower_all(&spec.secret_words),
+            secret_keys: lower_all(&spec.secret_keys),
             key_qualifiers: lower_all(&spec.key_qualifiers),
             non_secret_tails: lower_all(&spec.non_secret_tails),
             non_secret_words: lower_all(&spec.non_secret_words),
@@ -121,6 +131,9 @@ impl Grammar {
             end -= 1;
         }
         let key = &line[start + dashes..end];
+        if let Some(pending) = data_map(line, start, end) {
+            return Some(Found::Pending(pending));
+        }
         let class = self.classify_key(key)?;
         let before = start.checked_sub(1).map(|i| line[i]);
         let mut pos = end;
@@ -321,7 +334,12 @@ impl Grammar {
         {
             return None;
         }
-        let mut class = None;
+        let whole = key.to_ascii_lowercase();
+        let mut class = self
+            .secret_keys
+            .iter()
+            .any(|k| k.as_bytes() == whole.as_slice())
+            .then_some(KeyClass::Secret);
         for (index, word) in words.iter().enumerate() {
             if noun_in(word, &self.password_words) {
                 return Some(KeyClass::Password);
@@ -500,6 +518,40 @@ pub(crate) fn split_words(text: &[u8]) -> Vec<String> {
     words
 }
 
+/// A line that is only `data:` or `stringData:` (the maps of a Kubernetes Secret; a ConfigMap's
+/// plain values are not base64 and stay).
+fn data_map(line: &[u8], start: usize, end: usize) -> Option<Pending> {
+    let key = &line[start..end];
+    let base64 = match key {
+        b"data" | b"binaryData" => true,
+        b"stringData" => false,
+        _ => return None,
+    };
+    let rest = &line[end..];
+    let only_key = line[..start].iter().all(|&b| is_blank(b))
+        && rest.first() == Some(&b':')
+        && rest[1..].iter().all(|&b| is_blank(b) || b == b'\r');
+    only_key.then_some(Pending::DataMap {
+        indent: start,
+        base64,
+        scalar: None,
+    })
+}
+
+/// A value of a Secret's `data:` map: base64 long enough and varied enough not to be a word.
+pub(crate) fn is_base64_value(value: &[u8]) -> bool {
+    let body_len = value.len() - value.iter().rev().take_while(|&&b| b == b'=').count();
+    let body = &value[..body_len];
+    let classes = CharClasses::of(body);
+    value.len() >= 12
+        && value.len() % 4 == 0
+        && value.len() - body_len <= 2
+        && body
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+        && (body_len < value.len() || (classes.lower && classes.upper && classes.digit))
+}
+
 /// `token string =` or `token: &str =` at `at`: the position of the `=`.
 fn typed_assignment(line: &[u8], at: usize, blank_before: bool) -> Option<usize> {
     let mut pos = at;
@@ -511,16 +563,28 @@ fn typed_assignment(line: &[u8], at: usize, blank_before: bool) -> Option<usize>
     } else if !blank_before {
         return None;
     }
-    let type_start = pos;
-    while pos < line.len()
-        && (line[pos].is_ascii_alphanumeric() || b"_&*[]<>.:'?|".contains(&line[pos]))
-    {
-        pos += 1;
+    // Up to three words (`&'static str`, `&mut String`); a Rust lifetime is the only quote a
+    // type holds.
+    for word in 0..3 {
+        let type_start = pos;
+        while pos < line.len()
+            && (line[pos].is_ascii_alphanumeric()
+                || b"_&*[]<>.:?|".contains(&line[pos])
+                || (line[pos] == b'\'' && pos > type_start && line[pos - 1] == b'&'))
+        {
+            pos += 1;
+        }
+        if pos == type_start || !line[type_start..pos].iter().any(u8::is_ascii_alphabetic) {
+            if word == 0 {
+                return None;
+            }
+            break;
+        }
+        pos = skip_blanks(line, pos);
+        if line.get(pos) == Some(&b'=') {
+            break;
+        }
     }
-    if pos == type_start || !line[type_start..pos].iter().any(u8::is_ascii_alphabetic) {
-        return None;
-    }
-    pos = skip_blanks(line, pos);
     let is_plain_equals =
         line.get(pos) == Some(&b'=') && !matches!(line.get(pos + 1), Some(b'=' | b'>' | b'~'));
     is_plain_equals.then_some(pos)

@@ -580,6 +580,85 @@ impl<'r> Scanner<'r> {
                     output.write_all(&text[position + indent + kept.len()..line_end])?;
                     position = line_end;
                 }
+                Pending::DataMap {
+                    indent: map_indent,
+                    base64,
+                    scalar,
+                } => {
+                    if body.is_empty() || body.starts_with(b"#") {
+                        output.write_all(&text[position..line_end])?;
+                        position = line_end;
+                        continue;
+                    }
+                    if indent <= map_indent {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    let kept = body.trim_ascii_end().len();
+                    let mut next_scalar = None;
+                    match scalar {
+                        // A line of an entry's block scalar: all of it is the value.
+                        Some((entry_indent, redacted)) if indent > entry_indent => {
+                            if !redacted {
+                                self.count(rule);
+                            }
+                            next_scalar = Some((entry_indent, true));
+                            output.write_all(&content[..indent])?;
+                            let id = &self.redactor.rule(rule).id;
+                            write!(output, "[REDACTED:{id}]")?;
+                            self.replaced(position + indent..position + indent + kept, rule);
+                            output.write_all(&text[position + indent + kept..line_end])?;
+                        }
+                        _ => {
+                            let entry = data_entry(body);
+                            match entry {
+                                Some(DataEntry::Scalar) => {
+                                    next_scalar = Some((indent, false));
+                                    output.write_all(&text[position..line_end])?;
+                                }
+                                Some(DataEntry::Value(value)) => {
+                                    let value_text = &body[value.clone()];
+                                    let secret = if base64 {
+                                        assign::is_base64_value(value_text)
+                                    } else {
+                                        grammar.is_some_and(|g| {
+                                            g.plausible(
+                                                value_text,
+                                                assign::KeyClass::Password,
+                                                true,
+                                            )
+                                        })
+                                    };
+                                    let value_at = position + indent + value.start;
+                                    if secret {
+                                        self.write_redacted_line(
+                                            text,
+                                            position,
+                                            indent + value.start,
+                                            value.len(),
+                                            rule,
+                                            output,
+                                        )?;
+                                        output
+                                            .write_all(&text[value_at + value.len()..line_end])?;
+                                    } else {
+                                        output.write_all(&text[position..line_end])?;
+                                    }
+                                }
+                                None => output.write_all(&text[position..line_end])?,
+                            }
+                        }
+                    }
+                    self.pending_value = Some((
+                        rule,
+                        Pending::DataMap {
+                            indent: map_indent,
+                            base64,
+                            scalar: next_scalar,
+                        },
+                    ));
+                    position = line_end;
+                }
             }
         }
         Ok(position)
@@ -810,6 +889,35 @@ impl Redactor {
                 .iter()
                 .any(|reject| reject.is_match(whole))
     }
+}
+
+/// An entry of a Secret's data map.
+enum DataEntry {
+    /// `key: value`: the value's range in the line's body, quotes excluded.
+    Value(Range<usize>),
+    /// `key: |` or `key: >`: the value is the block below.
+    Scalar,
+}
+
+fn data_entry(body: &[u8]) -> Option<DataEntry> {
+    let colon = memchr::memmem::find(body, b": ")
+        .or_else(|| body.ends_with(b":").then(|| body.len() - 1))?;
+    let mut start = colon + 1;
+    while start < body.len() && matches!(body[start], b' ' | b'\t') {
+        start += 1;
+    }
+    let mut end = body.trim_ascii_end().len();
+    if start >= end {
+        return None;
+    }
+    if matches!(body[start], b'|' | b'>') {
+        return Some(DataEntry::Scalar);
+    }
+    if end - start >= 2 && matches!(body[start], b'"' | b'\'') && body[end - 1] == body[start] {
+        start += 1;
+        end -= 1;
+    }
+    Some(DataEntry::Value(start..end))
 }
 
 /// Widens `start..end` so it neither starts nor ends inside a UTF-8 encoded character.

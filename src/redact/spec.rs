@@ -25,6 +25,9 @@ pub struct AssignmentSpec {
     pub password_words: Vec<String>,
     /// Words naming another secret, matched the same way (`token`, `authtoken`).
     pub secret_words: Vec<String>,
+    /// Whole keys (lower-cased) that are secret-like though no word of theirs is: session
+    /// cookie names such as `sid` and `connect.sid`.
+    pub secret_keys: Vec<String>,
     /// Words that make a following `key` secret-like (`api key`, `signing key`); also matched
     /// glued (`apikey`).
     pub key_qualifiers: Vec<String>,

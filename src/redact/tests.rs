@@ -1229,6 +1229,8 @@ const ASSIGNMENT_LEAKS: &[&str] = &[
     r#"putenv("API_SECRET=«{a32}»");"#,
     r#"  "adafruitToken" => "«{l32}»""#,
     r#"let token: &str = "«{a32}»";"#,
+    r#"static API_TOKEN: &'static str = "«{a32}»";"#,
+    "fastly_token: '«{l12}={l16}»'",
     r#"private static final String CLIENT_SECRET = "«{a32}»";"#,
     r#"<add key="ClearTextPassword" value="«Zx8:pQ3,mN6»" />"#,
     r#"{"config.ini": "ADAFRUIT_TOKEN=«{l32}»\nBACKUP_ENABLED=true"}"#,
@@ -1238,6 +1240,7 @@ const ASSIGNMENT_LEAKS: &[&str] = &[
     "APP_KEY=«base64:{b43}=»",
     "define( 'SECURE_AUTH_SALT', '«x#1Rk]Jm;Wq@v|8>Zp+3!tN-{a20}»' );",
     "Cookie: sessionid=«{l32}»; theme=dark",
+    "Set-Cookie: connect.sid=«s%3A{a24}.{a20}»; Path=/; HttpOnly",
     "aws_secret_access_key = «{b40}»",
 ];
 
@@ -1264,6 +1267,26 @@ fn assignments_in_every_format_are_redacted_whole() {
         "assignments leaked:\n{}",
         failures.join("\n")
     );
+}
+
+#[test]
+fn the_data_maps_of_a_kubernetes_secret_are_redacted_and_a_config_map_stays() {
+    let (text, expected) = expand(
+        "apiVersion: v1\nkind: Secret\ndata:\n  extra: «{b31}=»\n  tls.key: \"«{b40}»\"\n  \
+         .dockercfg: |\n    «{b60}»\n    «{b60}»\n  enabled: true\nstringData:\n  \
+         password: «k9;Xq2(vL7]mP4»\nmetadata:\n  name: app\n",
+        "generic-secret",
+        43,
+    );
+    let redacted = redactor().redact(&text);
+    assert_eq!(redacted.text, expected);
+    assert_eq!(redacted.counts.get("generic-secret"), Some(&4));
+    for step in [1, 5, 100] {
+        assert_eq!(stream(&text, step).0, expected, "step {step}");
+    }
+    let config_map =
+        "kind: ConfigMap\ndata:\n  log_level: debug\n  replicas: \"3\"\n  mode: fast\n";
+    assert_eq!(redactor().redact(config_map).text, config_map);
 }
 
 #[test]

@@ -314,8 +314,15 @@ fn pre_tool_logs_commands_with_their_passwords_redacted() {
         .flatten()
         .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
         .collect();
-    assert_eq!(log.matches("[REDACTED:generic-secret]").count(), commands.len(), "{log}");
+    assert_eq!(
+        log.matches("[REDACTED:generic-secret]").count(),
+        commands.len(),
+        "{log}"
+    );
     for piece in password.split([':', ',', ';']) {
-        assert!(!log.contains(piece), "`{piece}` of the password was logged: {log}");
+        assert!(
+            !log.contains(piece),
+            "`{piece}` of the password was logged: {log}"
+        );
     }
 }
