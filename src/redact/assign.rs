@@ -544,7 +544,7 @@ pub(crate) fn is_base64_value(value: &[u8]) -> bool {
     let body = &value[..body_len];
     let classes = CharClasses::of(body);
     value.len() >= 12
-        && value.len() % 4 == 0
+        && value.len().is_multiple_of(4)
         && value.len() - body_len <= 2
         && body
             .iter()
