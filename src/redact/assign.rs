@@ -134,8 +134,13 @@ impl Grammar {
         if let Some(pending) = data_map(line, start, end) {
             return Some(Found::Pending(pending));
         }
-        let class = self.classify_key(key)?;
         let before = start.checked_sub(1).map(|i| line[i]);
+        // Most keyword occurrences are no assignment (`next_token(`, `Option<Token>`): look
+        // at what follows the key before classifying it.
+        if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
+            return None;
+        }
+        let class = self.classify_key(key)?;
         let mut pos = end;
 
         // Command-line flags: `--password=…`, `--password …`.
@@ -334,11 +339,10 @@ impl Grammar {
         {
             return None;
         }
-        let whole = key.to_ascii_lowercase();
         let mut class = self
             .secret_keys
             .iter()
-            .any(|k| k.as_bytes() == whole.as_slice())
+            .any(|k| k.as_bytes().eq_ignore_ascii_case(key))
             .then_some(KeyClass::Secret);
         for (index, word) in words.iter().enumerate() {
             if noun_in(word, &self.password_words) {
@@ -516,6 +520,32 @@ pub(crate) fn split_words(text: &[u8]) -> Vec<String> {
         words.push(current);
     }
     words
+}
+
+/// Whether an operator (or a type, or an attribute's `value=`) may follow the key ending at
+/// `end`: past a closing quote or bracket and blanks comes `=`, `:`, `,`, `?=`, `+=`, `.=`,
+/// `||=`, `??=`, or, after a blank, a word.
+fn operator_may_follow(line: &[u8], end: usize) -> bool {
+    let mut probe = end;
+    if line.get(probe) == Some(&b'\\') {
+        probe += 1;
+    }
+    if line.get(probe).copied().is_some_and(is_quote) {
+        probe += 1;
+    }
+    if line.get(probe) == Some(&b']') {
+        probe += 1;
+    }
+    let after_blanks = skip_blanks(line, probe);
+    let next = line.get(after_blanks).copied();
+    let then = line.get(after_blanks + 1).copied();
+    match next {
+        Some(b'=' | b':' | b',') => true,
+        Some(b'?' | b'+' | b'.') => then == Some(b'=') || then == Some(b'?'),
+        Some(b'|') => then == Some(b'|'),
+        Some(b) => after_blanks > probe && (b.is_ascii_alphabetic() || b"&*[".contains(&b)),
+        None => false,
+    }
 }
 
 /// A line that is only `data:` or `stringData:` (the maps of a Kubernetes Secret; a ConfigMap's
