@@ -115,6 +115,12 @@ impl Grammar {
         }
     }
 
+    /// The words that make a following `key` secret-like.
+    #[cfg(test)]
+    pub(crate) fn key_qualifiers(&self) -> &[String] {
+        &self.key_qualifiers
+    }
+
     /// Recognizes an assignment whose key holds the keyword found at `at` in `line` (one line
     /// without its line ending).
     pub(crate) fn recognize(&self, line: &[u8], at: usize) -> Option<Found> {
@@ -373,6 +379,10 @@ impl Grammar {
             KeyClass::Secret => self.min_secret_length,
         };
         if length < minimum || is_masked_or_templated(value) || has_alphabet_run(value) {
+            return false;
+        }
+        // A value SOPS encrypted (`ENC[AES256_GCM,data:…,type:str]`) is ciphertext.
+        if value.starts_with(b"ENC[") && value.ends_with(b"]") {
             return false;
         }
         // Vendor documentation keys end in `EXAMPLE` (`AKIAIOSFODNN7EXAMPLE`).

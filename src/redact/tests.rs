@@ -1343,6 +1343,7 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "auth: required",
     "git push -u origin main && docker run -u 1000:1000 img",
     "curl -u username:password https://localhost:9200",
+    "stringData:\n  password: ENC[AES256_GCM,data:{b16}=,iv:{b43}=,tag:{b22}==,type:str]",
 ];
 
 #[test]
@@ -1440,4 +1441,18 @@ fn a_multi_line_block_maps_as_one_replacement() {
         mapped.map(text.len() - 1, Side::Start),
         mapped.text.len() - 1
     );
+}
+
+#[test]
+fn the_assignment_rule_is_gated_on_every_qualified_key() {
+    let table = redactor().table();
+    let rule = table.rules.iter().find(|r| r.recognizer.is_some()).unwrap();
+    let grammar = table.assignment.as_ref().unwrap();
+    for qualifier in grammar.key_qualifiers() {
+        for separator in ["", "_", "-", "."] {
+            let key = format!("{qualifier}{separator}key");
+            let gated = rule.keywords.iter().any(|k| key.contains(k.as_str()));
+            assert!(gated, "`{key}` reaches the recognizer through no keyword");
+        }
+    }
 }
