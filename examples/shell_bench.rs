@@ -1,4 +1,5 @@
-//! Prints how long the shell analysis behind `hook pre-tool` takes, next to the cost of
+//! Prints how long the shell analysis behind `hook pre-tool` takes (one parse, then the
+//! read-only allowlist and the dangerous gate over the program specs), next to the cost of
 //! spawning `/bin/true` (the budget: the whole hook within 2x that). Analysis figures are
 //! thread CPU time, which stays meaningful on a loaded machine; wall time is shown beside it.
 //!
@@ -7,7 +8,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use agentguard::shell::{classify_read_only, command_views};
+use agentguard::shell::{self, classify_read_only};
 
 fn thread_cpu_time() -> Duration {
     let mut now = libc::timespec {
@@ -30,19 +31,6 @@ fn per_call(iterations: u32, mut run: impl FnMut()) -> (Duration, Duration) {
         (thread_cpu_time() - cpu) / iterations,
         wall.elapsed() / iterations,
     )
-}
-
-/// The destructive detector's triggers, as its loader will compile them.
-fn destructive_triggers() -> Vec<String> {
-    let toml = include_str!("../assets/detectors/destructive.toml");
-    let document: toml_edit::DocumentMut = toml.parse().expect("destructive.toml parses");
-    let triggers = document["triggers"]
-        .as_array()
-        .expect("triggers is an array");
-    triggers
-        .iter()
-        .filter_map(|value| value.as_str().map(str::to_string))
-        .collect()
 }
 
 fn main() {
@@ -78,46 +66,15 @@ fn main() {
         .chain([(compound.clone(), 200)]);
     for (command, iterations) in samples {
         let (cpu, wall) = per_call(iterations, || {
-            black_box(classify_read_only(black_box(&command)));
-            black_box(command_views(black_box(&command)).ok());
+            let analysis = shell::analyze(black_box(&command)).expect("sample parses");
+            black_box(analysis.read_only());
+            black_box(analysis.dangerous());
         });
         let label = if command.len() > 58 {
             format!("compound command, {} chars, 30 $(...)", command.len())
         } else {
             command
         };
-        println!("{label:<58} cpu {cpu:>9.1?}  wall {wall:>9.1?}  (classify + views)");
+        println!("{label:<58} cpu {cpu:>9.1?}  wall {wall:>9.1?}  (one analysis, both policies)");
     }
-
-    let patterns = destructive_triggers();
-    let (compile_cpu, compile_wall) = per_call(20, || {
-        let compiled: Vec<regex::Regex> = patterns
-            .iter()
-            .map(|p| regex::Regex::new(p).expect("trigger compiles"))
-            .collect();
-        black_box(compiled);
-    });
-    println!(
-        "{:<58} cpu {compile_cpu:>9.1?}  wall {compile_wall:>9.1?}",
-        format!(
-            "compile {} destructive triggers (Regex each)",
-            patterns.len()
-        )
-    );
-    let (set_cpu, set_wall) = per_call(20, || {
-        black_box(regex::RegexSet::new(&patterns).expect("triggers compile"));
-    });
-    println!(
-        "{:<58} cpu {set_cpu:>9.1?}  wall {set_wall:>9.1?}",
-        "compile them as one RegexSet"
-    );
-    let set = regex::RegexSet::new(&patterns).expect("triggers compile");
-    let views = command_views(&compound).expect("compound parses");
-    let (match_cpu, match_wall) = per_call(200, || {
-        black_box(views.iter().any(|view| set.is_match(view)));
-    });
-    println!(
-        "{:<58} cpu {match_cpu:>9.1?}  wall {match_wall:>9.1?}",
-        format!("RegexSet over the compound's {} views", views.len())
-    );
 }

@@ -17,5 +17,5 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = shell::classify_read_only(command);
-    let _ = shell::command_views(command);
+    let _ = shell::dangerous(command);
 });

@@ -1,95 +1,17 @@
-//! Which git invocations only read.
-//!
-//! An allowlist: a subcommand is read-only when listed here (some only in their listing or
-//! checking forms); anything else, including user aliases we cannot see, is denied. Global
-//! options that redirect git to other state or run configured programs (`-c`, `--git-dir`,
-//! `--work-tree`, `--exec-path=`, `--config-env`) are denied, as are the options that make
-//! "read" commands write files or run external programs (`--output`, `--ext-diff`,
-//! `--textconv`, `grep -O`, `archive -o`, `fast-export --export-marks`).
+//! The read-only refinements of git the spec (`assets/programs/git.toml`) cannot express as
+//! an effect per option: subcommands that read in their listing or checking forms only
+//! (`branch`/`tag` without a name, `config` getting, `clean -n`, `apply --check`), options
+//! whose meaning depends on their value or position (`grep -O`, `archive -o`), and global
+//! options that redirect git to other state (`-c`, `--git-dir`, `--work-tree`). And the
+//! gate's reading of git's own configuration on the command line (aliases, `sshCommand`).
 
 use super::DenyKind;
+use super::dangerous::Hold;
+use super::programs::Parsed;
 use super::walk::Invocation;
-
-/// Environment assignments that point git at other state or make it run a program.
-const DENIED_ENV: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_CONFIG",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_COUNT",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_EXEC_PATH",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-];
-
-/// Pagers that only display.
-const DISPLAY_PAGERS: &[&str] = &[
-    "", "cat", "less", "more", "head", "tail", "bat", "delta", "most",
-];
-
-const READ_SUBCOMMANDS: &[&str] = &[
-    "status",
-    "diff",
-    "log",
-    "show",
-    "blame",
-    "annotate",
-    "grep",
-    "ls-files",
-    "ls-tree",
-    "ls-remote",
-    "rev-parse",
-    "rev-list",
-    "describe",
-    "shortlog",
-    "show-ref",
-    "show-branch",
-    "cat-file",
-    "for-each-ref",
-    "name-rev",
-    "merge-base",
-    "merge-tree",
-    "diff-tree",
-    "diff-files",
-    "diff-index",
-    "range-diff",
-    "whatchanged",
-    "count-objects",
-    "verify-commit",
-    "verify-tag",
-    "verify-pack",
-    "check-ignore",
-    "check-attr",
-    "check-mailmap",
-    "check-ref-format",
-    "var",
-    "version",
-    "help",
-    "cherry",
-    "get-tar-commit-id",
-    "patch-id",
-    "stripspace",
-    "column",
-    "show-index",
-    "request-pull",
-    "archive",
-    "fast-export",
-];
 
 pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
     let deny = |detail: String| Some((DenyKind::GitWrite, detail));
-    for (name, value) in &invocation.assignments {
-        let pager = matches!(name.as_str(), "GIT_PAGER" | "PAGER")
-            && !DISPLAY_PAGERS.contains(&value.split_whitespace().next().unwrap_or(""));
-        if DENIED_ENV.contains(&name.as_str()) || name.starts_with("GIT_CONFIG_") || pager {
-            return deny(format!("{name}=... git"));
-        }
-    }
     let argv = &invocation.argv;
     let mut index = 1;
     while let Some(arg) = argv.get(index) {
@@ -171,24 +93,20 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                 "--create-reflog",
             ],
             &[
+                // Options that put branch in list mode; `--sort`, `--format`, `-v` do not
+                // (`git branch --sort=refname new` creates `new`).
                 "-l",
                 "--list",
                 "-a",
                 "--all",
                 "-r",
                 "--remotes",
-                "-v",
-                "-vv",
-                "--verbose",
                 "--show-current",
                 "--contains",
                 "--no-contains",
                 "--merged",
                 "--no-merged",
                 "--points-at",
-                "--format",
-                "--sort",
-                "--column",
             ],
         ),
         "tag" => lists(
@@ -220,9 +138,6 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                 "--merged",
                 "--no-merged",
                 "--points-at",
-                "--sort",
-                "--format",
-                "--column",
                 "-v",
                 "--verify",
             ],
@@ -240,7 +155,8 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
         "rerere" => matches!(first, "status" | "diff" | "remaining"),
         "replace" => args.is_empty() || has_any(&["-l", "--list"]),
         "bundle" => matches!(first, "verify" | "list-heads"),
-        _ => READ_SUBCOMMANDS.contains(&sub),
+        // The spec (assets/programs/git.toml) decided the rest.
+        _ => true,
     };
     if read {
         return None;
@@ -334,4 +250,149 @@ fn config_reads(args: &[String]) -> bool {
         return true;
     }
     positional.len() < 2
+}
+
+/// Configuration given on the command line or through the environment (`-c key=value`,
+/// `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, `GIT_CONFIG_PARAMETERS`): the gate reads aliases
+/// and `core.sshCommand` from it. `Err` names what cannot be read (the safe side holds).
+fn command_line_config(
+    invocation: &Invocation,
+    parsed: &Parsed,
+) -> Result<Vec<(String, String)>, String> {
+    let mut entries = Vec::new();
+    for option in parsed.options.iter().filter(|opt| opt.level == 0) {
+        if option
+            .value
+            .as_deref()
+            .is_some_and(|value| value.contains(super::walk::INPUT_WORD))
+        {
+            return Err(format!("{} set from input read at run time", option.name));
+        }
+        match option.name.as_str() {
+            "-c" => {
+                let value = option.value.as_deref().unwrap_or("");
+                let (key, value) = value.split_once('=').unwrap_or((value, "true"));
+                entries.push((key.to_ascii_lowercase(), value.to_string()));
+            }
+            "--config-env" => {
+                let key = option
+                    .value
+                    .as_deref()
+                    .unwrap_or("")
+                    .split('=')
+                    .next()
+                    .unwrap_or("");
+                entries.push((key.to_ascii_lowercase(), "$ENV".to_string()));
+            }
+            _ => {}
+        }
+    }
+    let environment: Vec<&(String, String)> = invocation.environment().collect();
+    let get = |name: &str| {
+        environment
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    };
+    if let Some(count) = get("GIT_CONFIG_COUNT") {
+        let count: usize = count
+            .parse()
+            .ok()
+            .filter(|n| (1..=1024).contains(n) && count.bytes().all(|b| b.is_ascii_digit()))
+            .ok_or_else(|| format!("GIT_CONFIG_COUNT={count}"))?;
+        for at in 0..count {
+            let key = get(&format!("GIT_CONFIG_KEY_{at}"))
+                .filter(|key| !key.is_empty())
+                .ok_or_else(|| format!("GIT_CONFIG_KEY_{at} missing"))?;
+            let value = get(&format!("GIT_CONFIG_VALUE_{at}"))
+                .ok_or_else(|| format!("GIT_CONFIG_VALUE_{at} missing"))?;
+            entries.push((key.to_ascii_lowercase(), value.to_string()));
+        }
+    }
+    if let Some(parameters) = get("GIT_CONFIG_PARAMETERS") {
+        // `'key=value' 'key2=value2'`, each entry single-quoted.
+        let mut rest = parameters.trim();
+        while !rest.is_empty() {
+            let inner = rest
+                .strip_prefix('\'')
+                .and_then(|r| r.split_once('\''))
+                .ok_or_else(|| format!("GIT_CONFIG_PARAMETERS={parameters}"))?;
+            let (key, value) = inner.0.split_once('=').unwrap_or((inner.0, "true"));
+            entries.push((key.to_ascii_lowercase(), value.to_string()));
+            rest = inner.1.trim_start();
+        }
+    }
+    Ok(entries)
+}
+
+/// Whether git is told to use another ssh program (`GIT_SSH_COMMAND`, `core.sshCommand`):
+/// a network subcommand then runs it.
+pub fn sets_ssh_program(invocation: &Invocation, parsed: &Parsed) -> bool {
+    invocation.environment().any(|(name, value)| {
+        matches!(
+            name.as_str(),
+            "GIT_SSH" | "GIT_SSH_COMMAND" | "GIT_SSH_VARIANT"
+        ) && !value.is_empty()
+    }) || command_line_config(invocation, parsed)
+        .map(|entries| entries.iter().any(|(key, _)| key == "core.sshcommand"))
+        .unwrap_or(true)
+}
+
+/// The gate's view of git configuration on the command line: an alias is what it stands for
+/// (`git -c alias.nuke=reset nuke --hard` is `git reset --hard`; `!cmd` runs a shell),
+/// and configuration that cannot be read is held.
+pub fn config_hold(
+    invocation: &Invocation,
+    parsed: &Parsed,
+    depth: usize,
+    gate: &dyn Fn(&Invocation, usize) -> Option<Hold>,
+) -> Option<Hold> {
+    let entries = match command_line_config(invocation, parsed) {
+        Ok(entries) => entries,
+        Err(what) => {
+            return Some(Hold {
+                rule: "git.config-env".to_string(),
+                message: format!(
+                    "git is configured through the environment in a way that cannot be read (`{what}`)"
+                ),
+                safer: "pass settings as `git -c key=value`, one by one, or leave them out"
+                    .to_string(),
+            });
+        }
+    };
+    if parsed.path.len() != 1 || depth > 4 {
+        return None;
+    }
+    let word = parsed.operands.first()?;
+    let alias = entries.iter().rev().find(|(key, _)| {
+        key.strip_prefix("alias.") == Some(word.text.to_ascii_lowercase().as_str())
+    })?;
+    let at = invocation
+        .argv
+        .iter()
+        .skip(1)
+        .position(|arg| *arg == word.text)?
+        + 1;
+    let rest = &invocation.argv[at + 1..];
+    if let Some(script) = alias.1.strip_prefix('!') {
+        let source = std::iter::once(script.to_string())
+            .chain(rest.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        return match super::walk::analyze(&source) {
+            Ok(analysis) => super::dangerous::gate_at(&analysis, depth + 1),
+            Err(err) => Some(super::unanalysable(&err)),
+        };
+    }
+    let mut argv: Vec<String> = invocation.argv[..at].to_vec();
+    argv.extend(alias.1.split_whitespace().map(str::to_string));
+    argv.extend(rest.iter().cloned());
+    let inner = Invocation {
+        dynamic: vec![false; argv.len()],
+        from_input: Vec::new(),
+        argv,
+        ..invocation.clone()
+    };
+    gate(&inner, depth + 1)
 }

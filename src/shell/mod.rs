@@ -1,5 +1,7 @@
-//! Shell-command analysis for `hook pre-tool`: the read-only classifier (SPEC §3) and the
-//! normalized views the `destructive` detector's regexes run over.
+//! Shell-command analysis for `hook pre-tool`: one analysis of every simple command, and the
+//! two policies that read it through the same program specs (`assets/programs/`): the
+//! dangerous-command gate (SPEC §8, [`CommandAnalysis::dangerous`]) and the read-only
+//! allowlist (SPEC §3, [`CommandAnalysis::read_only`]).
 //!
 //! Commands are parsed as bash parses them (brush-parser), then walked: every simple command,
 //! wherever it hides (lists, pipelines, subshells, groups, functions, loop and `if`/`case`
@@ -12,15 +14,21 @@
 //! deeply or names its command at run time is denied rather than guessed at.
 //!
 //! Known limits (this is a guard against accidents and role drift, not a sandbox): scripts run
-//! by name (`./x.sh`, `bash x.sh`, `python x.py`, `make target`, `npm run x`) and programs
-//! piped into an interpreter (`echo ... | python3`) are not read; unknown programs are allowed;
-//! interpreter one-liners are matched against a list of writing APIs, and anything cleverer
-//! (names built from strings, `getattr`, encoded code) passes; a variable's value is unknown,
-//! so `bash -c "cd $D && make"` is re-parsed with `$D` left in place (a payload that is only a
-//! variable is denied as dynamic); brace expansion in arguments is not expanded for the views.
+//! by name (`./x.sh`, `bash x.sh`, `python x.py`, `make target`, `npm run x`) are not read;
+//! the gate reads interpreter one-liners for deleting APIs and the commands they hand to
+//! `system`/`exec`, and anything cleverer (names built from strings, encoded code) passes; a
+//! variable's value is known only when assigned earlier in the same command line; brace
+//! expansion in arguments is not expanded.
 
+mod dangerous;
 mod git;
+mod places;
+mod programs;
+mod readonly;
 mod rules;
+// The schema build.rs reads; the crate itself uses `Effect`, its tests the rest.
+#[cfg_attr(not(test), allow(dead_code))]
+mod spec;
 mod walk;
 
 #[cfg(test)]
@@ -47,6 +55,17 @@ pub enum DenyKind {
     /// The program to run is only known at run time (`$EDITOR f`, `$(cmd) args`, a shell
     /// reading its script from a pipe).
     DynamicCommand,
+    /// A program the specs do not describe: not known to only read.
+    UnknownProgram,
+    /// Inline code or an interactive interpreter (`python -c`, `node -e`, a bare `python3`).
+    RunsCode,
+    /// A variable assignment or export that can make a reader run a program or write
+    /// (`GIT_EXTERNAL_DIFF=...`, `LD_PRELOAD=...`, `PAGER=...`).
+    Environment,
+    /// Changes state outside the files: packages, services, cloud resources.
+    StateChange,
+    /// Held by the dangerous-command gate (SPEC §8).
+    Destructive,
 }
 
 impl DenyKind {
@@ -58,6 +77,11 @@ impl DenyKind {
             DenyKind::Redirection => "redirection",
             DenyKind::TooDeep => "too-deep",
             DenyKind::DynamicCommand => "dynamic-command",
+            DenyKind::UnknownProgram => "unknown-program",
+            DenyKind::RunsCode => "runs-code",
+            DenyKind::Environment => "environment",
+            DenyKind::StateChange => "state-change",
+            DenyKind::Destructive => "destructive",
         }
     }
 }
@@ -72,6 +96,13 @@ impl DenyKind {
             DenyKind::Redirection => "redirects output into a file",
             DenyKind::TooDeep => "nests commands too deeply to be analysed, so it is refused",
             DenyKind::DynamicCommand => "runs a program that is only known at run time",
+            DenyKind::UnknownProgram => {
+                "is not a program agentguard knows to only read (read-only is an allowlist)"
+            }
+            DenyKind::RunsCode => "runs code given inline or typed into an interactive session",
+            DenyKind::Environment => "sets a variable that can make a reading program run code",
+            DenyKind::StateChange => "changes state (packages, services, remote resources)",
+            DenyKind::Destructive => "is held as destructive by the dangerous-command gate",
         }
     }
 }
@@ -100,11 +131,13 @@ impl ReadOnlyVerdict {
     }
 }
 
-/// Classifies a Bash command for a read-only role: `Allow` when nothing in it writes the
-/// project (files, git state, remotes), else the first offending piece.
+pub use dangerous::Hold;
+
+/// Classifies a Bash command for a read-only role: `Allow` when every simple command in it is
+/// known to only read (or build and test), else the first offending piece.
 pub fn classify_read_only(command: &str) -> ReadOnlyVerdict {
     match analyze(command) {
-        Ok(analysis) => analysis.read_only_verdict(),
+        Ok(analysis) => analysis.read_only(),
         Err(err) => ReadOnlyVerdict::Deny {
             kind: err.kind,
             detail: err.detail,
@@ -112,51 +145,41 @@ pub fn classify_read_only(command: &str) -> ReadOnlyVerdict {
     }
 }
 
-/// One parse, both answers: for a hook that needs the read-only verdict and the views of the
-/// same command (parsing is the expensive part).
+/// The dangerous gate's answer for a Bash command: the rule that holds it, if any. A command
+/// that cannot be analysed is held (fail-safe).
+pub fn dangerous(command: &str) -> Option<Hold> {
+    match analyze(command) {
+        Ok(analysis) => analysis.dangerous(),
+        Err(err) => Some(unanalysable(&err)),
+    }
+}
+
+/// The hold for a command the analysis refused.
+pub fn unanalysable(err: &ParseError) -> Hold {
+    Hold {
+        rule: format!("shell.{}", err.kind.as_str()),
+        message: format!("this command {} ({})", err.kind.describe(), err.detail),
+        safer: "split it into plain commands that can be checked one by one".to_string(),
+    }
+}
+
+/// One parse, both answers.
 #[derive(Debug)]
 pub struct CommandAnalysis(walk::Analysis);
 
-/// Parses and walks `command` once; see [`classify_read_only`] and [`command_views`].
+/// Parses and walks `command` once.
 pub fn analyze(command: &str) -> Result<CommandAnalysis, ParseError> {
     walk::analyze(command).map(CommandAnalysis)
 }
 
 impl CommandAnalysis {
-    /// The read-only verdict of a command that parsed.
-    pub fn read_only_verdict(&self) -> ReadOnlyVerdict {
-        for invocation in &self.0.invocations {
-            if let Some((kind, detail)) = rules::classify(invocation) {
-                return ReadOnlyVerdict::Deny { kind, detail };
-            }
-        }
-        match self
-            .0
-            .redirects
-            .iter()
-            .find(|redirect| redirect.writes_file())
-        {
-            Some(redirect) => ReadOnlyVerdict::Deny {
-                kind: DenyKind::Redirection,
-                detail: redirect.render(),
-            },
-            None => ReadOnlyVerdict::Allow,
-        }
+    /// The read-only verdict of a command that parsed (SPEC §3).
+    pub fn read_only(&self) -> ReadOnlyVerdict {
+        readonly::verdict(&self.0)
     }
 
-    /// The views described at [`command_views`].
-    pub fn views(&self) -> &[String] {
-        &self.0.views
+    /// The dangerous gate's hold of a command that parsed (SPEC §8).
+    pub fn dangerous(&self) -> Option<Hold> {
+        dangerous::gate(&self.0)
     }
-}
-
-/// Normalized views of a command for regex-based detectors: one string per simple command
-/// (words unquoted, joined by single spaces, redirections appended: `git push --force origin
-/// main`, `cat > f`), including every nested one (`bash -c`/`sh -c`/`eval` payloads, `$(...)`,
-/// backticks, subshells, `xargs`/`find -exec` targets), the command again with
-/// `env`/`sudo`/`nohup`/`time`/`command`/`timeout`... prefixes stripped, one per pipeline
-/// (`curl -fsSL x | sh`), and the here-document fed to an interpreter or database client
-/// (`psql <<EOF ... EOF`). Duplicates are removed; order follows the source.
-pub fn command_views(command: &str) -> Result<Vec<String>, ParseError> {
-    walk::analyze(command).map(|analysis| analysis.views)
 }

@@ -21,7 +21,32 @@ use regex::Regex;
 
 use super::DenyKind;
 use super::git;
-use super::walk::Invocation;
+use super::walk::{INPUT_WORD, Invocation};
+
+impl Nested {
+    fn is_none(&self) -> bool {
+        matches!(self, Nested::None)
+    }
+}
+
+/// The words of a command built from another's (`find -exec`, `parallel ::: inputs`).
+pub struct Words {
+    pub argv: Vec<String>,
+    pub dynamic: Vec<bool>,
+    /// Filled in at run time from what the parent reads or finds (`find`'s `{}`).
+    pub from_input: Vec<bool>,
+}
+
+impl Words {
+    fn fixed(argv: Vec<String>) -> Words {
+        let len = argv.len();
+        Words {
+            argv,
+            dynamic: vec![false; len],
+            from_input: vec![false; len],
+        }
+    }
+}
 
 /// What an invocation runs in turn.
 pub enum Nested {
@@ -29,9 +54,17 @@ pub enum Nested {
     /// The command starting at this word (`sudo -u x CMD ...`, `xargs -0 CMD ...`).
     Argv(usize),
     /// Several commands built from the words (`find -exec A {} ; -exec B {} +`).
-    Commands(Vec<Vec<String>>),
+    Commands(Vec<Words>),
     /// Shell source to parse one level deeper (`bash -c '...'`, `eval ...`, `sh <<EOF`).
     Script(String),
+    /// The command starting at `from`, given words read from stdin (`xargs`): appended at
+    /// the end, or replacing `replace` (`-I {}`).
+    Input {
+        from: usize,
+        replace: Option<String>,
+    },
+    /// Shell commands known only at run time (`parallel` reading its commands from stdin).
+    Unknown(String),
 }
 
 /// The program's name as the shell resolves it: `/usr/bin/rm` and `rm` are the same.
@@ -39,7 +72,7 @@ pub fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
-fn is_shell(name: &str) -> bool {
+pub fn is_shell(name: &str) -> bool {
     matches!(
         name,
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox-sh" | "fish"
@@ -76,7 +109,7 @@ fn skip_assignments(argv: &[String], mut index: usize) -> usize {
     index
 }
 
-fn is_assignment(word: &str) -> bool {
+pub fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -84,8 +117,25 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
+/// The single-letter flags given to a shell before its operands (`-exc` gives `exc`).
+pub fn shell_flags(argv: &[String]) -> String {
+    let mut flags = String::new();
+    for arg in argv.iter().skip(1) {
+        if arg == "--" || arg == "-" || !(arg.starts_with('-') || arg.starts_with('+')) {
+            break;
+        }
+        if !arg.starts_with("--") && arg.starts_with('-') {
+            // `-onotify`, `-Oextglob`: the rest of the cluster names an option.
+            let cluster = &arg[1..];
+            let end = cluster.find(['o', 'O']).unwrap_or(cluster.len());
+            flags.push_str(&cluster[..end]);
+        }
+    }
+    flags
+}
+
 /// The shell payload of `bash [-opts] -c PAYLOAD`, or its stdin script, if it runs one.
-fn shell_payload(invocation: &Invocation) -> Option<String> {
+pub fn shell_payload(invocation: &Invocation) -> Option<String> {
     let argv = &invocation.argv;
     let mut index = 1;
     let mut command_mode = false;
@@ -123,7 +173,7 @@ fn shell_payload(invocation: &Invocation) -> Option<String> {
 
 /// Whether `bash`/`sh` runs neither a `-c` payload, a script file nor a here-document: it
 /// reads its program from a pipe (`curl ... | sh`).
-fn shell_reads_pipe(invocation: &Invocation) -> bool {
+pub fn shell_reads_pipe(invocation: &Invocation) -> bool {
     let argv = &invocation.argv;
     invocation.stdin_text.is_none()
         && !argv
@@ -141,7 +191,9 @@ pub fn nested(invocation: &Invocation) -> Nested {
     if invocation.dynamic.first().copied().unwrap_or(true) {
         return Nested::None;
     }
-    let name = program_name(&argv[0]);
+    // `XARGS`, `xargs.exe`: case-insensitive file systems and Windows run the same program.
+    let lowered = program_name(&argv[0]).to_ascii_lowercase();
+    let name = lowered.strip_suffix(".exe").unwrap_or(&lowered);
     let operand = |with_value: &[&str]| Nested::Argv(skip_options(argv, 1, with_value));
     match name {
         "env" => {
@@ -150,27 +202,32 @@ pub fn nested(invocation: &Invocation) -> Nested {
                 match arg.as_str() {
                     "-S" | "--split-string" => {
                         return argv.get(index + 1).map_or(Nested::None, |script| {
-                            Nested::Script(
-                                std::iter::once(script.as_str())
-                                    .chain(argv[index + 2..].iter().map(String::as_str))
-                                    .collect::<Vec<_>>()
-                                    .join(" "),
-                            )
+                            Nested::Script(split_string(script, &argv[index + 2..]))
                         });
                     }
-                    "-u" | "--unset" | "-C" | "--chdir" => index += 2,
+                    "-u" | "--unset" | "-C" | "--chdir" | "-P" | "--default-signal" => index += 2,
+                    "-" => index += 1,
                     "--" => {
                         index += 1;
                         break;
                     }
                     _ if arg.starts_with("-S") && arg.len() > 2 => {
-                        return Nested::Script(arg[2..].to_string());
+                        return Nested::Script(split_string(&arg[2..], &argv[index + 1..]));
+                    }
+                    _ if arg.starts_with("--split-string=") => {
+                        let script = &arg["--split-string=".len()..];
+                        return Nested::Script(split_string(script, &argv[index + 1..]));
                     }
                     _ if arg.starts_with('-') && arg.len() > 1 => index += 1,
                     _ => break,
                 }
             }
-            Nested::Argv(skip_assignments(argv, index))
+            let index = skip_assignments(argv, index);
+            Nested::Argv(if argv.get(index).is_some_and(|arg| arg == "--") {
+                index + 1
+            } else {
+                index
+            })
         }
         "sudo" => {
             let index = skip_options(
@@ -216,9 +273,26 @@ pub fn nested(invocation: &Invocation) -> Nested {
             Nested::Argv(skip_options(argv, 2, &["-c", "--package", "-p"]))
         }
         "watch" => {
+            // `watch CMD ARGS`: runs `sh -c "CMD ARGS"`; with `-x`, execs the words.
             let index = skip_options(argv, 1, &["-n", "--interval", "-d", "-q"]);
             match argv.get(index..) {
-                Some(rest) if !rest.is_empty() => Nested::Script(rest.join(" ")),
+                Some(rest) if !rest.is_empty() => {
+                    if argv[1..index]
+                        .iter()
+                        .any(|arg| arg == "-x" || arg == "--exec")
+                    {
+                        Nested::Argv(index)
+                    } else if rest.len() == 1 {
+                        Nested::Script(rest[0].clone())
+                    } else {
+                        Nested::Script(
+                            rest.iter()
+                                .map(|word| quoted(word))
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        )
+                    }
+                }
                 _ => Nested::None,
             }
         }
@@ -252,24 +326,62 @@ pub fn nested(invocation: &Invocation) -> Nested {
                 Nested::None
             }
         }
-        "xargs" => operand(&[
-            "-a",
-            "--arg-file",
-            "-d",
-            "--delimiter",
-            "-E",
-            "-I",
-            "-L",
-            "--max-lines",
-            "-n",
-            "--max-args",
-            "-P",
-            "--max-procs",
-            "-s",
-            "--max-chars",
-            "--process-slot-var",
-        ]),
-        "find" => Nested::Commands(find_exec_targets(argv)),
+        "xargs" | "gxargs" => xargs(argv),
+        // Commands run in a container or pod: `docker exec -it db psql ...`,
+        // `kubectl exec pod -- sh -c '...'`.
+        "docker" | "podman" | "nerdctl"
+            if matches!(argv.get(1).map(String::as_str), Some("exec" | "run")) =>
+        {
+            let container = skip_options(
+                argv,
+                2,
+                &[
+                    "-e",
+                    "--env",
+                    "-u",
+                    "--user",
+                    "-w",
+                    "--workdir",
+                    "--env-file",
+                    "-v",
+                    "--volume",
+                    "--name",
+                    "-p",
+                    "--publish",
+                    "--network",
+                    "--entrypoint",
+                    "-m",
+                    "--memory",
+                    "--platform",
+                    "--mount",
+                    "-l",
+                    "--label",
+                ],
+            );
+            Nested::Argv(container + 1)
+        }
+        "kubectl" | "oc" if argv.iter().any(|arg| arg == "exec") => argv
+            .iter()
+            .position(|arg| arg == "--")
+            .map_or(Nested::None, |at| Nested::Argv(at + 1)),
+        "parallel" => parallel(invocation),
+        // `script [options] file command...` (BSD): the command runs.
+        "script" => {
+            let file = skip_options(argv, 1, &["-t", "-T", "-F"]);
+            if argv.get(file + 1).is_some() {
+                Nested::Argv(file + 1)
+            } else {
+                Nested::None
+            }
+        }
+        "trap" => match argv.get(1) {
+            Some(action) if !action.starts_with('-') => Nested::Script(action.clone()),
+            _ => Nested::None,
+        },
+        "busybox" => Nested::Argv(1),
+        "find" | "gfind" | "bfs" => Nested::Commands(find_exec_targets(invocation)),
+        // `bash -n`: a syntax check, nothing runs.
+        _ if is_shell(name) && shell_flags(argv).contains('n') => Nested::None,
         _ if is_shell(name) => shell_payload(invocation).map_or(Nested::None, Nested::Script),
         _ if is_python(name) => match argv.iter().position(|arg| arg == "-m") {
             Some(at) if at + 1 < argv.len() && !argv[1..at].iter().any(|a| a == "-c") => {
@@ -281,8 +393,287 @@ pub fn nested(invocation: &Invocation) -> Nested {
     }
 }
 
+/// The directory `env -C DIR` / `sudo -D DIR` runs its command in, with whether it is only
+/// known at run time.
+pub fn wrapper_chdir(invocation: &Invocation) -> Option<(String, bool)> {
+    let argv = &invocation.argv;
+    let name = program_name(argv.first()?);
+    let flags: &[&str] = match name {
+        "env" => &["-C", "--chdir"],
+        "sudo" => &["-D", "--chdir"],
+        _ => return None,
+    };
+    for (at, arg) in argv.iter().enumerate().skip(1) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        if flags.contains(&arg.as_str()) {
+            return argv
+                .get(at + 1)
+                .map(|dir| (dir.clone(), invocation.dynamic[at + 1]));
+        }
+        for flag in flags {
+            let attached = if flag.starts_with("--") {
+                arg.strip_prefix(&format!("{flag}="))
+            } else {
+                arg.strip_prefix(flag)
+            };
+            if let Some(dir) = attached.filter(|dir| !dir.is_empty()) {
+                return Some((dir.to_string(), invocation.dynamic[at]));
+            }
+        }
+    }
+    None
+}
+
+/// Whether the invocation runs its payload as shell code (`sh -c`, `eval`, `trap`, `ssh`,
+/// `watch`), as opposed to splitting it into words (`env -S`).
+pub fn runs_shell_code(invocation: &Invocation) -> bool {
+    let name = program_name(&invocation.argv[0]);
+    is_shell(name)
+        || matches!(
+            name,
+            "eval" | "trap" | "su" | "runuser" | "ssh" | "watch" | "npx" | "pnpx" | "bunx"
+        )
+}
+
+/// Whether the invocation fetches from the network and prints it (`curl`, `wget -O-`).
+pub fn downloads(invocation: &Invocation) -> bool {
+    !invocation.dynamic.first().copied().unwrap_or(true)
+        && super::programs::lookup(&invocation.argv[0]).is_some_and(|spec| spec.downloads)
+}
+
+/// The words after a shell's `-c` payload: `$0`, `$1`... inside it.
+pub fn shell_arguments(invocation: &Invocation) -> Option<Vec<(String, bool)>> {
+    let argv = &invocation.argv;
+    if !is_shell(program_name(argv.first()?)) {
+        return None;
+    }
+    let payload = shell_payload(invocation)?;
+    let at = argv.iter().position(|arg| *arg == payload)?;
+    Some(
+        argv.iter()
+            .zip(&invocation.dynamic)
+            .skip(at + 1)
+            .map(|(arg, dynamic)| (arg.clone(), *dynamic))
+            .collect(),
+    )
+}
+
+/// `xargs [options] [command [initial-arguments]]`.
+fn xargs(argv: &[String]) -> Nested {
+    const WITH_VALUE: &[&str] = &[
+        "-a",
+        "--arg-file",
+        "-d",
+        "--delimiter",
+        "-E",
+        "-e",
+        "-L",
+        "--max-lines",
+        "-l",
+        "-n",
+        "--max-args",
+        "-P",
+        "--max-procs",
+        "-s",
+        "--max-chars",
+        "--process-slot-var",
+        "-R",
+        "-S",
+    ];
+    let mut index = 1;
+    let mut replace = None;
+    while let Some(arg) = argv.get(index) {
+        if arg == "--" {
+            index += 1;
+            break;
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        if arg == "-I" || arg == "-J" {
+            replace = argv.get(index + 1).cloned();
+            index += 2;
+            continue;
+        }
+        if let Some(token) = arg.strip_prefix("--replace") {
+            replace = Some(
+                token
+                    .strip_prefix('=')
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or("{}")
+                    .to_string(),
+            );
+            index += 1;
+            continue;
+        }
+        if let Some(token) = arg.strip_prefix("-I").or_else(|| arg.strip_prefix("-J")) {
+            replace = Some(token.to_string());
+        } else if let Some(token) = arg.strip_prefix("-i") {
+            replace = Some(if token.is_empty() {
+                "{}".to_string()
+            } else {
+                token.to_string()
+            });
+        } else if WITH_VALUE.contains(&arg.as_str()) {
+            index += 1;
+        }
+        index += 1;
+    }
+    Nested::Input {
+        from: index,
+        replace,
+    }
+}
+
+/// `parallel [options] [command] [::: inputs...]`: each input fills `{}` (or is appended);
+/// with no command each input is a command; with no `:::` the inputs come from stdin.
+fn parallel(invocation: &Invocation) -> Nested {
+    let argv = &invocation.argv;
+    const WITH_VALUE: &[&str] = &[
+        "-j",
+        "--jobs",
+        "-P",
+        "--results",
+        "--joblog",
+        "-S",
+        "--sshlogin",
+        "--delay",
+        "--timeout",
+        "-n",
+        "--max-args",
+        "-N",
+        "--colsep",
+        "-d",
+        "--delimiter",
+        "-a",
+        "--arg-file",
+        "--tagstring",
+        "--workdir",
+        "--wd",
+        "-I",
+        "--memfree",
+        "--load",
+        "--retries",
+        "--halt",
+        "--basefile",
+        "--env",
+        "--nice",
+        "-L",
+        "--max-lines",
+        "--header",
+        "--rpl",
+        "--sshloginfile",
+        "--slf",
+        "--tmpdir",
+        "--transfer-file",
+    ];
+    let mut index = 1;
+    while let Some(arg) = argv.get(index) {
+        if !arg.starts_with('-') || arg == ":::" || arg == "::::" {
+            break;
+        }
+        if matches!(
+            arg.as_str(),
+            "--dry-run" | "--dryrun" | "--help" | "--version"
+        ) {
+            return Nested::None;
+        }
+        index += if WITH_VALUE.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let marker = argv[index.min(argv.len())..]
+        .iter()
+        .position(|arg| arg == ":::" || arg == "::::")
+        .map(|at| at + index);
+    let start = index.min(argv.len());
+    let command: Vec<String> = argv[start..marker.unwrap_or(argv.len())].to_vec();
+    let command_dynamic: Vec<bool> = invocation.dynamic[start..start + command.len()].to_vec();
+    let Some(marker) = marker else {
+        if command.is_empty() {
+            return Nested::Unknown("parallel reading its commands from stdin".to_string());
+        }
+        let placeholder = command.iter().any(|word| has_placeholder(word));
+        return Nested::Input {
+            from: index,
+            replace: placeholder.then(|| "{}".to_string()),
+        };
+    };
+    if argv[marker] == "::::" {
+        return if command.is_empty() {
+            Nested::Unknown("parallel reading its commands from a file".to_string())
+        } else {
+            Nested::Input {
+                from: index,
+                replace: Some("{}".to_string()),
+            }
+        };
+    }
+    let inputs: Vec<&String> = argv[marker + 1..]
+        .iter()
+        .filter(|arg| *arg != ":::")
+        .collect();
+    if command.is_empty() {
+        return match inputs.is_empty() {
+            true => Nested::None,
+            false => Nested::Script(
+                inputs
+                    .iter()
+                    .map(|input| input.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        };
+    }
+    let placeholder = command.iter().any(|word| has_placeholder(word));
+    Nested::Commands(
+        inputs
+            .iter()
+            .map(|input| {
+                let mut words = Words::fixed(if placeholder {
+                    command
+                        .iter()
+                        .map(|word| fill_placeholders(word, input))
+                        .collect()
+                } else {
+                    let mut filled = command.clone();
+                    filled.push((*input).clone());
+                    filled
+                });
+                for (at, dynamic) in command_dynamic.iter().enumerate() {
+                    words.dynamic[at] |= *dynamic;
+                }
+                words
+            })
+            .collect(),
+    )
+}
+
+/// `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`...: GNU parallel's replacement
+/// strings.
+fn has_placeholder(word: &str) -> bool {
+    PLACEHOLDERS.is_match(word)
+}
+
+static PLACEHOLDERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{(?:|\.|/|//|/\.|#|%|[0-9]+(?:\.|/|//|/\.)?)\}")
+        .expect("placeholder pattern compiles")
+});
+
+fn fill_placeholders(word: &str, input: &str) -> String {
+    PLACEHOLDERS
+        .replace_all(word, regex::NoExpand(input))
+        .into_owned()
+}
+
 /// The commands of `find ... -exec CMD {} ;` (also `-execdir`, `-ok`, `-okdir`, `+`).
-fn find_exec_targets(argv: &[String]) -> Vec<Vec<String>> {
+/// `{}` stands for each path found: known only at run time.
+fn find_exec_targets(invocation: &Invocation) -> Vec<Words> {
+    let argv = &invocation.argv;
     let mut targets = Vec::new();
     let mut index = 1;
     while index < argv.len() {
@@ -295,7 +686,19 @@ fn find_exec_targets(argv: &[String]) -> Vec<Vec<String>> {
                 .iter()
                 .position(|arg| arg == ";" || arg == "+")
                 .map_or(argv.len(), |offset| start + offset);
-            targets.push(argv[start..end].to_vec());
+            // A found path starts with its root (`./x`): it cannot become an option, so it
+            // is a value known at run time, not input that could choose the command.
+            let mut words = Words::fixed(Vec::new());
+            for (at, word) in argv.iter().enumerate().take(end).skip(start) {
+                let found = word.contains("{}");
+                words.argv.push(word.replace("{}", INPUT_WORD));
+                words.dynamic.push(found || invocation.dynamic[at]);
+                // What `xargs` fed into the `find` words stays input.
+                words
+                    .from_input
+                    .push(invocation.from_input.get(at).copied().unwrap_or(false));
+            }
+            targets.push(words);
             index = end + 1;
         } else {
             index += 1;
@@ -304,96 +707,220 @@ fn find_exec_targets(argv: &[String]) -> Vec<Vec<String>> {
     targets
 }
 
-/// Here-documents fed to programs that execute them (interpreters, database clients) are
-/// views of their own: `psql <<EOF DROP TABLE x; EOF` must meet the `DROP TABLE` trigger.
-pub fn stdin_consumer_text(invocation: &Invocation) -> Option<String> {
-    let text = invocation.stdin_text.as_ref()?;
-    let name = program_name(invocation.argv.first()?);
-    let executes = is_python(name)
-        || matches!(
-            name,
-            "psql"
-                | "mysql"
-                | "mariadb"
-                | "sqlite3"
-                | "duckdb"
-                | "clickhouse-client"
-                | "clickhouse"
-                | "sqlcmd"
-                | "mongosh"
-                | "mongo"
-                | "redis-cli"
-                | "cqlsh"
-                | "node"
-                | "ruby"
-                | "perl"
-                | "php"
-                | "kubectl"
-                | "osascript"
-        );
-    executes.then(|| text.trim().to_string())
+/// The primaries of a `find` expression outside `-exec ... ;` (whose words belong to the
+/// command run), each with the words it takes: `-delete` in `find . -exec echo -delete ;`
+/// is an argument of echo, in `find . -fprintf out -delete` the format.
+pub fn find_primaries(argv: &[String]) -> Vec<&str> {
+    const ONE: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-regextype",
+        "-type",
+        "-xtype",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-perm",
+        "-size",
+        "-mtime",
+        "-atime",
+        "-ctime",
+        "-mmin",
+        "-amin",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-samefile",
+        "-inum",
+        "-links",
+        "-lname",
+        "-ilname",
+        "-maxdepth",
+        "-mindepth",
+        "-used",
+        "-fstype",
+        "-context",
+        "-fprint",
+        "-fprint0",
+        "-fls",
+        "-printf",
+        "-newermt",
+        "-newerct",
+        "-newerat",
+        "-files0-from",
+    ];
+    let mut primaries = Vec::new();
+    let mut index = 1;
+    while let Some(arg) = argv.get(index) {
+        index += 1;
+        match arg.as_str() {
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                index += argv[index.min(argv.len())..]
+                    .iter()
+                    .position(|arg| arg == ";" || arg == "+")
+                    .map_or(argv.len(), |offset| offset + 1);
+            }
+            "-fprintf" => index += 2,
+            _ if ONE.contains(&arg.as_str()) => index += 1,
+            _ if arg.starts_with('-') => primaries.push(arg.as_str()),
+            _ => {}
+        }
+    }
+    primaries
 }
 
-/// Deny reason for one invocation in a read-only role, if it writes.
-pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
+/// Per word of a `find` command: it is data of the expression, not an expression word (the
+/// words of `-exec ... ;`, the values of `-fprintf FILE FORMAT` and other primaries).
+pub fn find_data_positions(argv: &[String]) -> Vec<bool> {
+    let mut data = vec![false; argv.len()];
+    let mut index = 1;
+    while index < argv.len() {
+        match argv[index].as_str() {
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                index += 1;
+                while index < argv.len() && argv[index] != ";" && argv[index] != "+" {
+                    data[index] = true;
+                    index += 1;
+                }
+            }
+            "-fprintf" => {
+                for offset in 1..=2 {
+                    if let Some(slot) = data.get_mut(index + offset) {
+                        *slot = true;
+                    }
+                }
+                index += 2;
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    data
+}
+
+/// Whether `flag` takes a value for this interpreter that is data (`-W`, `--title`), not code
+/// it loads (`--require`, `--import`, `--loader`, `-r`, `-M`).
+pub fn interpreter_value_flag(name: &str, flag: &str) -> bool {
+    const LOADS_CODE: &[&str] = &[
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+        "-M",
+        "-m",
+        "-I",
+        "-l",
+        "-L",
+        "--load",
+    ];
+    let family = if is_python(name) { "python" } else { name };
+    interpreter_flags(family).1.contains(&flag) && !LOADS_CODE.contains(&flag)
+}
+
+/// A word as shell source that reads back as that one word.
+pub fn quoted(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// `env -S 'STRING' args`: the string split into words (as shell source), then the args.
+fn split_string(string: &str, rest: &[String]) -> String {
+    std::iter::once(string.to_string())
+        .chain(rest.iter().map(|word| quoted(word)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The named read-only check of a program spec (`check = "..."` in `assets/programs/`): the
+/// refinements an effect per option cannot express (a sed script's `w` command, tar's mode
+/// letters, an interpreter's inline code). `None`: nothing found.
+pub fn check(check: &str, invocation: &Invocation) -> Option<(DenyKind, String)> {
     let argv = &invocation.argv;
-    if invocation.dynamic.first().copied().unwrap_or(false) {
-        return Some((DenyKind::DynamicCommand, argv[0].clone()));
-    }
-    // `{rm,-rf,x}` and `/bin/r?` become other commands after brace and glob expansion.
-    let expands = |word: &str| {
-        word != "["
-            && (word.contains(['*', '?', '[']) || (word.contains('{') && word.contains([',', '.'])))
-    };
-    if expands(&argv[0]) {
-        return Some((DenyKind::DynamicCommand, argv[0].clone()));
-    }
     let name = program_name(&argv[0]);
     let args = &argv[1..];
-    let file_write = |detail: String| Some((DenyKind::FileWrite, detail));
     let has = |flag: &str| args.iter().any(|arg| arg == flag);
     let has_any = |flags: &[&str]| args.iter().any(|arg| flags.contains(&arg.as_str()));
     let sub = args.first().map(String::as_str).unwrap_or("");
-    match name {
-        "git" => git::classify(invocation),
-        "rm" | "rmdir" | "mv" | "cp" | "touch" | "mkdir" | "chmod" | "chown" | "chgrp" | "ln"
-        | "link" | "unlink" | "truncate" | "install" | "shred" | "rsync" | "scp" | "mkfifo"
-        | "mknod" | "chattr" | "setfacl" | "rename" | "split" | "csplit" | "patch" | "srm"
-        | "wipe" | "fallocate" | "mkfs" | "zip" | "vim" | "vi" | "nvim" | "nano" | "emacs"
-        | "ed" | "ex" | "pico" | "micro" | "hx" | "kak" | "rimraf" => file_write(name.to_string()),
-        _ if name.starts_with("mkfs.") => file_write(name.to_string()),
-        "tee" => args
+    match check {
+        "git-rules" => git::classify(invocation),
+        "tee-targets" => args
             .iter()
             .filter(|arg| !arg.starts_with('-') || arg.as_str() == "-")
             .find(|arg| !is_harmless_sink(arg))
             .map(|target| (DenyKind::FileWrite, format!("tee {target}"))),
-        "dd" => args
+        "dd-output" => args
             .iter()
             .find(|arg| {
                 arg.strip_prefix("of=")
                     .is_some_and(|target| !is_harmless_sink(target))
             })
             .map(|arg| (DenyKind::FileWrite, format!("dd {arg}"))),
-        "sed" | "gsed" => sed(args).map(|detail| (DenyKind::FileWrite, detail)),
-        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
-            awk(name, args).map(|detail| (DenyKind::FileWrite, detail))
+        "sed-script" => sed(args).map(|detail| (DenyKind::FileWrite, detail)),
+        "awk-program" => awk(name, args).map(|detail| (DenyKind::FileWrite, detail)),
+        "interpreter" => interpreter(name, invocation),
+        "shell-code" => {
+            match name {
+                "eval" => {
+                    return invocation.dynamic.iter().skip(1).any(|d| *d).then(|| {
+                        (
+                            DenyKind::DynamicCommand,
+                            "eval of code known only at run time".to_string(),
+                        )
+                    });
+                }
+                "source" | "." => {
+                    return Some((
+                        DenyKind::RunsCode,
+                        format!("{name} running a script (its code is not read)"),
+                    ));
+                }
+                "su" | "runuser" | "ssh" if nested(invocation).is_none() => {
+                    return (argv.len() > 1 || name != "ssh").then(|| {
+                        (
+                            DenyKind::RunsCode,
+                            format!("{name} opening an interactive shell"),
+                        )
+                    });
+                }
+                _ => {}
+            }
+            if !is_shell(name) || shell_flags(argv).contains('n') {
+                return None;
+            }
+            if shell_payload(invocation).is_some() {
+                return None;
+            }
+            if shell_reads_pipe(invocation) {
+                return Some((
+                    DenyKind::DynamicCommand,
+                    format!("{name} reading its script from stdin"),
+                ));
+            }
+            // `bash build.sh`: what the script does is not read.
+            let reads_stdin = shell_flags(argv).contains('s');
+            (!reads_stdin && code_fixed_at(name, invocation) <= argv.len()).then(|| {
+                (
+                    DenyKind::RunsCode,
+                    format!("{name} running a script (its code is not read)"),
+                )
+            })
         }
-        "perl" | "ruby" => interpreter_with_inplace(name, invocation),
-        "node" | "nodejs" | "deno" | "php" | "bun" if one_liner(name, args).is_some() => {
-            let code = one_liner(name, args).unwrap_or_default();
-            writer_api(&code).map(|api| (DenyKind::FileWrite, format!("{name} one-liner: {api}")))
-        }
-        _ if is_python(name) => python(name, invocation),
-        _ if is_shell(name)
-            && shell_payload(invocation).is_none()
-            && shell_reads_pipe(invocation) =>
-        {
-            Some((
-                DenyKind::DynamicCommand,
-                format!("{name} reading its script from stdin"),
-            ))
-        }
-        "find" => args
+        "find-actions" => args
             .iter()
             .find(|arg| {
                 matches!(
@@ -402,7 +929,7 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                 )
             })
             .map(|arg| (DenyKind::FileWrite, format!("find {arg}"))),
-        "tar" | "bsdtar" => {
+        "tar-mode" => {
             // Mode letters sit in the first word (`tar xzf`) or in any short-option cluster.
             let clusters: Vec<&str> = args
                 .iter()
@@ -413,31 +940,35 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                 })
                 .map(|(_, arg)| arg.trim_start_matches('-'))
                 .collect();
-            let writes_mode = clusters
-                .iter()
-                .any(|c| c.contains(['c', 'x', 'r', 'u', 'A']))
-                || has_any(&[
+            let mode = |letters: &[char], long: &[&str]| {
+                clusters.iter().any(|c| c.contains(letters)) || has_any(long)
+            };
+            // Extracting writes files unless they go to stdout (`-O`); creating or updating
+            // writes the archive unless it is stdout (`-f -`).
+            let extracts = mode(&['x'], &["--extract", "--get"]);
+            let archives = mode(
+                &['c', 'r', 'u', 'A'],
+                &[
                     "--create",
-                    "--extract",
-                    "--get",
                     "--append",
                     "--update",
                     "--delete",
-                ]);
-            let to_stdout = has_any(&["-", "--to-stdout", "--file=-"])
-                || clusters.iter().any(|cluster| cluster.contains('O'));
-            (writes_mode && !to_stdout).then(|| (DenyKind::FileWrite, format!("tar {sub}")))
+                    "--concatenate",
+                ],
+            );
+            let to_stdout =
+                has("--to-stdout") || clusters.iter().any(|cluster| cluster.contains('O'));
+            let archive_is_stdout = has_any(&["-", "--file=-"]);
+            ((extracts && !to_stdout) || (archives && !archive_is_stdout))
+                .then(|| (DenyKind::FileWrite, format!("tar {sub}")))
         }
-        "unzip" => (!has_any(&["-l", "-t", "-p", "-v", "-Z", "-z"]))
-            .then(|| (DenyKind::FileWrite, "unzip".to_string())),
-        "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "zstd" | "unzstd" | "lz4"
-        | "brotli" => (!has_any(&["--stdout", "--to-stdout", "--list", "--test"])
+        "compressor" => (!has_any(&["--stdout", "--to-stdout", "--list", "--test"])
             && !args.iter().any(|arg| {
                 arg.starts_with('-') && !arg.starts_with("--") && arg.contains(['c', 'l', 't'])
             })
             && args.iter().any(|arg| !arg.starts_with('-')))
         .then(|| (DenyKind::FileWrite, name.to_string())),
-        "curl" => args
+        "curl-output" => args
             .iter()
             .find(|arg| {
                 matches!(
@@ -465,7 +996,7 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                         .any(|w| w[0] == "-o" && is_harmless_sink(&w[1]))
             })
             .map(|arg| (DenyKind::FileWrite, format!("curl {arg}"))),
-        "wget" => {
+        "wget-output" => {
             let to_stdout = args.windows(2).any(|w| {
                 (w[0] == "-O" || w[0] == "--output-document")
                     && (w[1] == "-" || is_harmless_sink(&w[1]))
@@ -473,25 +1004,112 @@ pub fn classify(invocation: &Invocation) -> Option<(DenyKind, String)> {
                 || args.iter().any(|arg| arg == "--output-document=-");
             (!to_stdout).then(|| (DenyKind::FileWrite, "wget".to_string()))
         }
-        "gh" => gh(args).map(|detail| (DenyKind::GitWrite, detail)),
-        "sort" => args
-            .iter()
-            .find(|arg| {
-                arg.as_str() == "-o"
-                    || arg.starts_with("--output")
-                    || (arg.starts_with("-o") && !arg.starts_with("--"))
-            })
-            .map(|arg| (DenyKind::FileWrite, format!("sort {arg}"))),
-        "openssl" => args
-            .iter()
-            .find(|arg| matches!(arg.as_str(), "-out" | "-keyout"))
-            .map(|arg| (DenyKind::FileWrite, format!("openssl {arg}"))),
-        "make" | "gmake" => args
+        "gh-rules" => gh(args).map(|detail| (DenyKind::GitWrite, detail)),
+        "uniq-output" => {
+            // `uniq [INPUT [OUTPUT]]`: a second operand is a file it writes.
+            let operands: Vec<&String> = args
+                .iter()
+                .filter(|arg| !arg.starts_with('-') || arg.as_str() == "-")
+                .collect();
+            operands
+                .get(1)
+                .filter(|output| !is_harmless_sink(output))
+                .map(|output| (DenyKind::FileWrite, format!("uniq {output}")))
+        }
+        "make-targets" => args
             .iter()
             .find(|arg| matches!(arg.as_str(), "install" | "uninstall"))
             .map(|target| (DenyKind::FileWrite, format!("make {target}"))),
-        _ => package_or_formatter(name, args).map(|detail| (DenyKind::FileWrite, detail)),
+        "script-log" => {
+            // `script [-a] [-q] [file [command ...]]`: the typescript is a file it writes,
+            // unless it only plays one back (`-p`).
+            let playback = args
+                .iter()
+                .any(|arg| arg.starts_with('-') && !arg.starts_with("--") && arg.contains('p'));
+            args.iter()
+                .find(|arg| !arg.starts_with('-'))
+                .filter(|file| !playback && !is_harmless_sink(file))
+                .map(|file| (DenyKind::FileWrite, format!("script {file}")))
+        }
+        "sql-reads" => sql_reads(name, invocation),
+        "parallel-perl" => args
+            .iter()
+            .find(|arg| arg.contains("{=") && arg.contains("=}"))
+            .map(|arg| (DenyKind::RunsCode, format!("parallel {arg} (Perl code)"))),
+        _ => None,
     }
+}
+
+/// A database client reads when every statement it is given reads (`SELECT`, `SHOW`,
+/// `DESCRIBE`, `EXPLAIN` without `ANALYZE`, `WITH ... SELECT`, `\d`), or it is in a mode
+/// that refuses writes (`-readonly`); with no statement it is an interactive session.
+fn sql_reads(name: &str, invocation: &Invocation) -> Option<(DenyKind, String)> {
+    let args = &invocation.argv[1..];
+    if args.iter().any(|arg| {
+        matches!(
+            arg.as_str(),
+            "-readonly"
+                | "-safe"
+                | "--read-only"
+                | "--readonly"
+                | "--help"
+                | "-help"
+                | "--version"
+                | "-version"
+                | "-h"
+                | "-V"
+                | "-?"
+                | "-l"
+                | "--list"
+        )
+    }) {
+        return None;
+    }
+    let statements: Vec<&str> = args
+        .iter()
+        .map(|arg| match arg.split_once('=') {
+            Some((option, value)) if option.starts_with("--") => value,
+            _ => arg.as_str(),
+        })
+        .filter(|arg| looks_like_sql(arg))
+        .chain(invocation.stdin_text.as_deref())
+        .collect();
+    if statements.is_empty() {
+        return Some((
+            DenyKind::RunsCode,
+            format!("{name} as an interactive session"),
+        ));
+    }
+    statements
+        .iter()
+        .flat_map(|text| text.split(';'))
+        .find(|statement| !statement.trim().is_empty() && !reads_sql(statement))
+        .map(|statement| {
+            (
+                DenyKind::StateChange,
+                format!("{name}: {}", statement.trim()),
+            )
+        })
+}
+
+fn looks_like_sql(word: &str) -> bool {
+    static KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(?:select|show|describe|desc|explain|with|pragma|values|insert|update|delete|drop|create|alter|truncate|merge|replace|grant|revoke|attach|detach|vacuum|copy|call|exec|set|use|begin|commit|\\[a-z])\b")
+            .expect("SQL keyword pattern compiles")
+    });
+    KEYWORD.is_match(word)
+}
+
+fn reads_sql(statement: &str) -> bool {
+    static READS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(?:select|show|describe|desc|explain|values|pragma\s+[\w.]+\s*$|\\[dl]\w*|with\b)")
+            .expect("SQL read pattern compiles")
+    });
+    static WRITES: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:insert|update|delete|drop|create|alter|truncate|merge|replace|grant|revoke|attach|copy|into)\b|explain\s+analyze")
+            .expect("SQL write pattern compiles")
+    });
+    READS.is_match(statement) && !WRITES.is_match(statement)
 }
 
 /// GitHub CLI calls that change the local checkout, refs or the remote repository's code.
@@ -539,13 +1157,35 @@ fn gh(args: &[String]) -> Option<String> {
         ),
         "workflow" => matches!(action, "run" | "enable" | "disable"),
         "run" => matches!(action, "rerun" | "cancel" | "delete"),
-        "api" => args.iter().any(|arg| {
-            matches!(
-                arg.as_str(),
-                "-X" | "--method" | "-f" | "-F" | "--field" | "--raw-field" | "--input"
-            ) || arg.starts_with("--method=")
-                || arg.starts_with("-X")
-        }),
+        "api" => {
+            // GET unless a method is given; fields or an input body make it a POST; a
+            // GraphQL call writes when it is a mutation.
+            let method = args
+                .iter()
+                .enumerate()
+                .find_map(|(at, arg)| match arg.as_str() {
+                    "-X" | "--method" => args.get(at + 1).cloned(),
+                    _ => arg
+                        .strip_prefix("--method=")
+                        .or_else(|| arg.strip_prefix("-X").filter(|m| !m.is_empty()))
+                        .map(str::to_string),
+                });
+            let body = args.iter().any(|arg| {
+                matches!(
+                    arg.as_str(),
+                    "-f" | "-F" | "--field" | "--raw-field" | "--input"
+                ) || arg.starts_with("--field=")
+                    || arg.starts_with("--raw-field=")
+            });
+            let graphql = positional
+                .get(1)
+                .is_some_and(|endpoint| *endpoint == "graphql");
+            match method {
+                Some(method) => !method.eq_ignore_ascii_case("get"),
+                None if graphql => args.iter().any(|arg| arg.contains("mutation")),
+                None => body,
+            }
+        }
         "secret" | "variable" | "label" | "ruleset" | "cache" => {
             matches!(action, "set" | "delete" | "create" | "edit" | "clone")
         }
@@ -673,6 +1313,40 @@ fn sed_script_writes(script: &str) -> bool {
     false
 }
 
+pub fn is_awk(name: &str) -> bool {
+    matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk")
+}
+
+/// The program text of `awk [options] 'PROGRAM' files` (`-e`/`--source` too); None when it
+/// comes from a file (`-f`).
+pub fn awk_program(args: &[String]) -> Option<String> {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        match arg.as_str() {
+            "-e" | "--source" => return args.get(index + 1).cloned(),
+            "-f" | "--file" => return None,
+            "-F" | "-v" | "--assign" | "--field-separator" | "-i" | "--include" => {
+                index += 2;
+                continue;
+            }
+            "--" => return args.get(index + 1).cloned(),
+            _ => {}
+        }
+        if arg.starts_with("-f") || arg.starts_with("--file=") {
+            return None;
+        }
+        if let Some(program) = arg.strip_prefix("--source=") {
+            return Some(program.to_string());
+        }
+        if arg.starts_with('-') && arg.len() > 1 {
+            index += 1;
+            continue;
+        }
+        return Some(arg.clone());
+    }
+    None
+}
+
 /// `awk -i inplace`, and programs that redirect `print` into files or run commands.
 fn awk(name: &str, args: &[String]) -> Option<String> {
     let mut index = 0;
@@ -730,398 +1404,260 @@ fn awk(name: &str, args: &[String]) -> Option<String> {
         .then(|| format!("{name} program writing files or running commands"))
 }
 
-/// The code of `node -e CODE`, `deno eval CODE`, `php -r CODE`, `bun -e CODE`.
-fn one_liner(name: &str, args: &[String]) -> Option<String> {
-    let flags: &[&str] = match name {
-        "php" => &["-r"],
-        "deno" => &["eval"],
-        _ => &["-e", "--eval", "-p", "--print"],
-    };
-    let at = args.iter().position(|arg| flags.contains(&arg.as_str()))?;
-    args.get(at + 1).cloned()
+/// What an interpreter invocation runs: its inline programs (`python -c`, `node -e`,
+/// `perl -e`, `ruby -e`, `php -r`, `deno eval`), the script it reads from stdin (`python3 -`,
+/// a here-document), or nothing (a script file, a module, `--version`).
+pub enum Program {
+    /// Code in the command line or fed on stdin.
+    Inline(Vec<String>),
+    /// No code and no script: an interactive session (`python3`, `node`).
+    Interactive,
+    /// A script file, known only by its name (`python tool.py`, `bash build.sh`).
+    Script,
+    /// A module (`-m pytest`, judged as the program it names) or an informational flag
+    /// (`--version`, `-h`).
+    Named,
 }
 
-fn interpreter_with_inplace(name: &str, invocation: &Invocation) -> Option<(DenyKind, String)> {
+/// An interpreter family's flags whose value is inline code, flags that take another value,
+/// and short flags that end a cluster with inline code (`perl -ne CODE`).
+type InterpreterFlags = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [char],
+);
+
+fn interpreter_flags(family: &str) -> InterpreterFlags {
+    match family {
+        "python" => (&["-c"], &["-W", "-X", "-Q"], &['c']),
+        "node" | "nodejs" | "bun" => (
+            &["-e", "--eval", "-p", "--print", "-pe"],
+            &[
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "--title",
+                "-C",
+                "--conditions",
+                "--inspect-port",
+                "--env-file",
+                "--input-type",
+            ],
+            &[],
+        ),
+        "deno" => (&["eval"], &["--config", "-c", "--import-map"], &[]),
+        "perl" => (
+            &["-e", "-E"],
+            &["-I", "-M", "-m", "-x", "-C", "-d", "-D", "-l", "-0"],
+            &['e', 'E'],
+        ),
+        "ruby" => (&["-e"], &["-r", "-I", "-C", "-E", "-x"], &['e']),
+        "php" => (
+            &["-r", "-R", "-B", "-E"],
+            &["-c", "-d", "-f", "-t", "-z"],
+            &[],
+        ),
+        "lua" | "luajit" => (&["-e"], &["-l"], &[]),
+        "Rscript" => (&["-e"], &[], &[]),
+        "julia" => (
+            &["-e", "--eval", "-E", "--print"],
+            &[
+                "-L",
+                "--load",
+                "-p",
+                "--procs",
+                "-t",
+                "--threads",
+                "--project",
+            ],
+            &[],
+        ),
+        "osascript" => (&["-e"], &["-l"], &[]),
+        "pwsh" | "powershell" => (
+            &["-c", "-command", "-Command", "-EncodedCommand", "-e", "-ec"],
+            &["-File", "-f"],
+            &[],
+        ),
+        _ => (&["-e", "-c", "--eval"], &[], &[]),
+    }
+}
+
+pub fn interpreter_program(name: &str, invocation: &Invocation) -> Program {
     let args = &invocation.argv[1..];
+    let family = if is_python(name) { "python" } else { name };
+    let (code_flags, value_flags, code_clusters) = interpreter_flags(family);
     let mut code = Vec::new();
     let mut index = 0;
-    while index < args.len() {
-        let arg = &args[index];
-        if arg == "--" || !arg.starts_with('-') {
+    let mut named = false;
+    let mut script = false;
+    while let Some(arg) = args.get(index) {
+        index += 1;
+        if let Some((flag, value)) = arg.split_once('=')
+            && code_flags.contains(&flag)
+            && flag.starts_with("--")
+        {
+            code.push(value.to_string());
+            continue;
+        }
+        if code_flags.contains(&arg.as_str()) {
+            code.extend(args.get(index).cloned());
+            index += 1;
+            continue;
+        }
+        if value_flags.contains(&arg.as_str()) {
+            index += 1;
+            continue;
+        }
+        if arg == "-" {
             break;
         }
-        let cluster = &arg[1..];
-        for (offset, flag) in cluster.char_indices() {
-            match flag {
-                'i' => return Some((DenyKind::FileWrite, format!("{name} -i"))),
-                'e' | 'E' => {
-                    let rest = &cluster[offset + 1..];
-                    if rest.is_empty() {
-                        index += 1;
-                        code.extend(args.get(index).cloned());
-                    } else {
-                        code.push(rest.to_string());
-                    }
-                    break;
+        if arg == "--" {
+            script = args.get(index).is_some();
+            break;
+        }
+        if !arg.starts_with('-') {
+            script = true;
+            break;
+        }
+        if family == "python" && (arg == "-m" || arg.starts_with("-m")) {
+            named = true;
+            break;
+        }
+        let informational = matches!(
+            arg.as_str(),
+            "--version" | "--help" | "-h" | "-v" | "--check" | "-C" | "--syntax-check"
+        ) || (arg.len() > 1 && arg[1..].chars().all(|c| c == 'V'));
+        if informational && code.is_empty() {
+            named = true;
+            continue;
+        }
+        // A cluster ending in a code flag: `-pe CODE`, `-ne CODE`, `-c'CODE'`, `-lane CODE`.
+        if !arg.starts_with("--") {
+            let cluster = &arg[1..];
+            if let Some(at) = cluster.find(|c| code_clusters.contains(&c)) {
+                let rest = &cluster[at + 1..];
+                if rest.is_empty() {
+                    code.extend(args.get(index).cloned());
+                    index += 1;
+                } else {
+                    code.push(rest.to_string());
                 }
-                // Options whose value is the rest of the cluster.
-                'I' | 'M' | 'm' | 'C' | 'x' | 'r' | 'd' | 'D' | 'l' | '0' => break,
-                _ => {}
+                continue;
             }
+            if family == "python" && cluster.contains('c') {
+                code.push(cluster[cluster.find('c').unwrap_or(0) + 1..].to_string());
+                continue;
+            }
+        }
+    }
+    if !code.is_empty() {
+        return Program::Inline(code);
+    }
+    if script {
+        return Program::Script;
+    }
+    if named {
+        return Program::Named;
+    }
+    match &invocation.stdin_text {
+        Some(text) => Program::Inline(vec![text.clone()]),
+        None => Program::Interactive,
+    }
+}
+
+/// The index in argv from which words are data for a program that runs code (a shell, awk,
+/// an interpreter): before it, a word can still become the program's code, its script or
+/// an option that changes them. `argv.len() + 1` when the code is never fixed.
+pub fn code_fixed_at(name: &str, invocation: &Invocation) -> usize {
+    let argv = &invocation.argv;
+    let never = argv.len() + 1;
+    let mut index = 1;
+    if is_shell(name) {
+        let command_mode = shell_flags(argv).contains('c');
+        let reads_stdin = shell_flags(argv).contains('s');
+        while let Some(arg) = argv.get(index) {
+            if arg == "--" || arg == "-" {
+                index += 1;
+                break;
+            }
+            if matches!(
+                arg.as_str(),
+                "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file"
+            ) {
+                index += 2;
+                continue;
+            }
+            if arg.starts_with('-') || arg.starts_with('+') {
+                index += 1;
+                continue;
+            }
+            break;
+        }
+        return match index < argv.len() {
+            _ if reads_stdin && !command_mode => index,
+            true => index + 1,
+            false => never,
+        };
+    }
+    if is_awk(name) {
+        let mut has_program = false;
+        while let Some(arg) = argv.get(index) {
+            match arg.as_str() {
+                "-f" | "--file" | "-e" | "--source" => {
+                    has_program = true;
+                    index += 2;
+                }
+                "-F" | "-v" | "--assign" | "--field-separator" | "-i" | "--include" => index += 2,
+                "--" => return if has_program { index + 1 } else { index + 2 },
+                _ if arg.starts_with("-f")
+                    || arg.starts_with("-e")
+                    || arg.starts_with("--file=") =>
+                {
+                    has_program = true;
+                    index += 1;
+                }
+                _ if arg.starts_with('-') && arg.len() > 1 => index += 1,
+                // With `-f FILE`, the first operand still sits where an option may go.
+                _ => return index + 1,
+            }
+        }
+        return never;
+    }
+    let python = is_python(name);
+    let (code_flags, value_flags, _) = interpreter_flags(if python { "python" } else { name });
+    while let Some(arg) = argv.get(index) {
+        if python && (code_flags.contains(&arg.as_str()) || arg == "-m") {
+            return index + 2;
+        }
+        if python && (arg.starts_with("-c") || arg.starts_with("-m")) && arg.len() > 2 {
+            return index + 1;
+        }
+        if code_flags.contains(&arg.as_str()) || value_flags.contains(&arg.as_str()) {
+            index += 2;
+            continue;
+        }
+        if arg == "--" || arg == "-" || !arg.starts_with('-') {
+            return index + 1;
         }
         index += 1;
     }
-    if code.is_empty() && index >= args.len() {
-        code.extend(invocation.stdin_text.clone());
-    }
-    if code.iter().any(|code| code.contains('`')) {
-        return Some((
-            DenyKind::FileWrite,
-            format!("{name} one-liner: backticks run a command"),
-        ));
-    }
-    code.iter()
-        .find_map(|code| writer_api(code))
-        .map(|api| (DenyKind::FileWrite, format!("{name} one-liner: {api}")))
+    never
 }
 
-fn python(name: &str, invocation: &Invocation) -> Option<(DenyKind, String)> {
-    let args = &invocation.argv[1..];
-    let code = match args
-        .iter()
-        .position(|arg| arg == "-c" || (arg.starts_with("-c") && arg.len() > 2))
-    {
-        Some(at) if args[at] == "-c" => args.get(at + 1).cloned(),
-        Some(at) => Some(args[at][2..].to_string()),
-        None => {
-            let runs_stdin = args.iter().all(|arg| arg.starts_with('-'))
-                || args.first().is_some_and(|a| a == "-");
-            if runs_stdin
-                && !args
-                    .iter()
-                    .any(|arg| arg == "-m" || arg == "--version" || arg == "-V")
-            {
-                invocation.stdin_text.clone()
-            } else {
-                None
-            }
-        }
-    }?;
-    writer_api(&code).map(|api| (DenyKind::FileWrite, format!("{name} -c: {api}")))
-}
-
-/// Recognizes file-writing and command-running APIs in interpreter one-liners (Python, Node,
-/// Ruby, Perl, PHP). Known limit: anything built dynamically (`getattr(os, "re"+"move")`,
-/// `eval`, encoded strings) passes.
-fn writer_api(code: &str) -> Option<String> {
-    static WRITERS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(concat!(
-            r#"open\s*\([^)]*,\s*["'][rwxabtU+]*[wax+][rwxabtU+]*["']"#,
-            r#"|open\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*["']\s*(?:>|\+<)"#,
-            r#"|\bmode\s*=\s*["'][^"']*[wax+]"#,
-            r"|\.write_(?:text|bytes)\s*\(",
-            r"|\bos\.(?:remove|unlink|rmdir|removedirs|rename|renames|replace|mkdir|makedirs|chmod|chown|link|symlink|truncate|system|popen|exec\w*|spawn\w*|write|utime|mkfifo)\s*\(",
-            r"|\bshutil\.(?:rmtree|move|copy\w*|chown|make_archive|unpack_archive)\s*\(",
-            r"|\bsubprocess\b|\bpty\.spawn",
-            r"|\.(?:unlink|rmdir|mkdir|touch|rename|symlink_to|hardlink_to|chmod)\s*\(",
-            r"|\.to_(?:csv|json|parquet|excel|pickle|sql|feather|hdf)\s*\(",
-            r"|\b(?:(?:writeFile|appendFile)(?:Sync)?|createWriteStream|rmSync|rm|unlinkSync|rmdirSync|mkdirSync|renameSync|copyFileSync|cpSync|truncateSync|chmodSync|chownSync|symlinkSync|linkSync|writeSync|openSync|mkdtemp|copyFile|cp)\s*\(",
-            r"|\bchild_process\b|\bexecSync\b|\bspawnSync\b|\bexecFile\b",
-            r"|\bDeno\.(?:writeTextFile|writeFile|remove|mkdir|rename|run|Command)",
-            r"|\bBun\.(?:write|spawn)",
-            r"|\bFile\.(?:write|delete|unlink|rename|chmod|symlink|truncate)|\bFile\.open\s*\([^)]*['\x22][wa]",
-            r"|\bFileUtils\b|\bDir\.(?:mkdir|rmdir|delete|unlink)|\bIO\.write",
-            r"|\b(?:unlink|rmdir|mkdir|rename|truncate|chmod|chown|symlink|system|exec)\s*[\s(]",
-            r"|\bFile::(?:Path|Copy)|\bqx\s*[\(\{/]|%x[\(\{\[]",
-            r"|\b(?:file_put_contents|fwrite|fputs|copy|tempnam|move_uploaded_file|shell_exec|passthru|proc_open|popen)\s*\("
-        ))
-        .expect("writer API pattern compiles")
-    });
-    WRITERS
-        .find(code)
-        .map(|found| found.as_str().trim().to_string())
-}
-
-/// Package managers that change dependencies, formatters and fixers that rewrite sources.
-fn package_or_formatter(name: &str, args: &[String]) -> Option<String> {
-    let has = |flag: &str| {
-        args.iter()
-            .any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")))
-    };
-    let has_any = |flags: &[&str]| flags.iter().any(|flag| has(flag));
-    let positional: Vec<&str> = args
-        .iter()
-        .filter(|arg| !arg.starts_with('-'))
-        .map(String::as_str)
-        .collect();
-    let sub = positional.first().copied().unwrap_or("");
-    let sub2 = positional.get(1).copied().unwrap_or("");
-    let detail = |what: &str| Some(format!("{name} {what}").trim_end().to_string());
-    match name {
-        "npm" | "pnpm" | "yarn" | "bun" | "cnpm" => {
-            let writes = matches!(
-                sub,
-                "install"
-                    | "i"
-                    | "ci"
-                    | "add"
-                    | "uninstall"
-                    | "remove"
-                    | "rm"
-                    | "r"
-                    | "un"
-                    | "unlink"
-                    | "update"
-                    | "up"
-                    | "upgrade"
-                    | "link"
-                    | "ln"
-                    | "publish"
-                    | "unpublish"
-                    | "dedupe"
-                    | "ddp"
-                    | "prune"
-                    | "init"
-                    | "create"
-                    | "import"
-                    | "patch"
-                    | "patch-commit"
-                    | "set-script"
-                    | "deprecate"
-                    | "dist-tag"
-                    | "owner"
-                    | "access"
-                    | "login"
-                    | "logout"
-                    | "adduser"
-                    | "shrinkwrap"
-            ) || (sub == "version" && !sub2.is_empty())
-                || (sub == "pkg" && matches!(sub2, "set" | "delete" | "fix"))
-                || (sub == "audit" && sub2 == "fix")
-                || (name == "yarn" && sub.is_empty() && args.is_empty())
-                || (name == "bun" && sub == "pm" && sub2 != "ls");
-            if writes { detail(sub) } else { None }
-        }
-        "pip" | "pip3" | "pipx" => matches!(
-            sub,
-            "install"
-                | "uninstall"
-                | "download"
-                | "wheel"
-                | "inject"
-                | "upgrade"
-                | "upgrade-all"
-                | "reinstall"
-                | "ensurepath"
-        )
-        .then(|| format!("{name} {sub}")),
-        "uv" => {
-            let writes = matches!(
-                sub,
-                "add" | "remove" | "sync" | "lock" | "init" | "venv" | "publish" | "version"
-            ) || (sub == "pip"
-                && matches!(sub2, "install" | "uninstall" | "sync" | "compile"))
-                || (matches!(sub, "tool" | "python")
-                    && matches!(sub2, "install" | "uninstall" | "upgrade"));
-            writes.then(|| format!("uv {sub}"))
-        }
-        "poetry" | "pipenv" | "pdm" | "hatch" | "rye" => matches!(
-            sub,
-            "add"
-                | "remove"
-                | "install"
-                | "update"
-                | "lock"
-                | "init"
-                | "new"
-                | "sync"
-                | "uninstall"
-                | "upgrade"
-                | "publish"
-                | "self"
-        )
-        .then(|| format!("{name} {sub}")),
-        "conda" | "mamba" | "micromamba" => matches!(
-            sub,
-            "install" | "remove" | "uninstall" | "create" | "update" | "upgrade"
-        )
-        .then(|| format!("{name} {sub}")),
-        "cargo" => {
-            let writes = matches!(
-                sub,
-                "add"
-                    | "remove"
-                    | "rm"
-                    | "update"
-                    | "install"
-                    | "uninstall"
-                    | "publish"
-                    | "yank"
-                    | "owner"
-                    | "login"
-                    | "logout"
-                    | "new"
-                    | "init"
-                    | "fix"
-                    | "generate-lockfile"
-                    | "vendor"
-                    | "upgrade"
-                    | "set-version"
-                    | "bump"
-            ) || (sub == "fmt" && !has("--check"))
-                || (sub == "clippy" && has("--fix"));
-            writes.then(|| format!("cargo {sub}"))
-        }
-        "go" => {
-            let writes = matches!(sub, "get" | "install" | "generate" | "fmt" | "fix")
-                || (sub == "mod" && matches!(sub2, "tidy" | "vendor" | "init" | "edit"))
-                || (sub == "work" && matches!(sub2, "init" | "use" | "edit" | "sync" | "vendor"));
-            writes.then(|| {
-                format!(
-                    "go {sub} {}",
-                    if matches!(sub, "mod" | "work") {
-                        sub2
-                    } else {
-                        ""
-                    }
-                )
-                .trim_end()
-                .to_string()
-            })
-        }
-        "gem" => matches!(
-            sub,
-            "install" | "uninstall" | "update" | "push" | "yank" | "cleanup"
-        )
-        .then(|| format!("gem {sub}")),
-        "bundle" | "bundler" => matches!(
-            sub,
-            "" | "install" | "update" | "add" | "remove" | "lock" | "init" | "clean" | "binstubs"
-        )
-        .then(|| format!("bundle {sub}").trim_end().to_string()),
-        "composer" => matches!(
-            sub,
-            "install" | "update" | "require" | "remove" | "init" | "create-project" | "upgrade"
-        )
-        .then(|| format!("composer {sub}")),
-        "brew" | "apt" | "apt-get" | "dnf" | "yum" | "zypper" | "apk" | "snap" | "flatpak"
-        | "port" | "choco" | "winget" | "scoop" => matches!(
-            sub,
-            "install"
-                | "reinstall"
-                | "uninstall"
-                | "remove"
-                | "rm"
-                | "purge"
-                | "upgrade"
-                | "update"
-                | "autoremove"
-                | "add"
-                | "del"
-                | "tap"
-                | "untap"
-                | "link"
-                | "unlink"
-                | "cleanup"
-                | "dist-upgrade"
-                | "full-upgrade"
-                | "erase"
-                | "refresh"
-                | "pin"
-        )
-        .then(|| format!("{name} {sub}")),
-        "pacman" => args
-            .iter()
-            .find(|arg| arg.starts_with("-S") || arg.starts_with("-R") || arg.starts_with("-U"))
-            .map(|arg| format!("pacman {arg}")),
-        "rustup" => {
-            let writes = matches!(
-                sub,
-                "install" | "uninstall" | "update" | "default" | "override" | "self"
-            ) || (matches!(sub, "toolchain" | "component" | "target")
-                && matches!(sub2, "install" | "add" | "remove" | "uninstall" | "link"));
-            writes.then(|| format!("rustup {sub}"))
-        }
-        "dotnet" => matches!(
-            sub,
-            "add" | "remove" | "new" | "format" | "tool" | "restore" | "workload"
-        )
-        .then(|| format!("dotnet {sub}")),
-        "terraform" | "tofu" => {
-            let writes = matches!(
-                sub,
-                "apply"
-                    | "destroy"
-                    | "import"
-                    | "taint"
-                    | "untaint"
-                    | "state"
-                    | "workspace"
-                    | "init"
-                    | "get"
-                    | "login"
-                    | "logout"
-                    | "force-unlock"
-                    | "refresh"
-            ) || (sub == "fmt" && !has_any(&["-check", "--check"]));
-            writes.then(|| format!("{name} {sub}"))
-        }
-        "prettier" => has_any(&["--write", "-w"]).then(|| "prettier --write".to_string()),
-        "eslint" | "standard" | "xo" | "stylelint" | "markdownlint" | "markdownlint-cli2"
-        | "oxlint" => has("--fix").then(|| format!("{name} --fix")),
-        "biome" => has_any(&["--write", "--apply", "--apply-unsafe", "--fix"])
-            .then(|| format!("biome {sub} --write")),
-        "ruff" => {
-            let writes = has("--fix") && !has("--diff")
-                || (sub == "format" && !has_any(&["--check", "--diff"]));
-            writes.then(|| format!("ruff {sub}"))
-        }
-        "black" | "blue" => {
-            (!has_any(&["--check", "--diff", "--version"])).then(|| name.to_string())
-        }
-        "isort" => (!has_any(&["--check", "--check-only", "-c", "--diff", "--version"]))
-            .then(|| "isort".to_string()),
-        "autopep8" | "autoflake" | "yapf" | "clang-format" | "pyupgrade" | "docformatter" => {
-            has_any(&["-i", "--in-place"]).then(|| format!("{name} -i"))
-        }
-        "rustfmt" => (!has_any(&["--check", "--version", "-V", "--help", "--emit=stdout"])
-            && !positional.is_empty())
-        .then(|| "rustfmt".to_string()),
-        "gofmt" | "goimports" | "shfmt" | "golines" => {
-            has_any(&["-w", "--write"]).then(|| format!("{name} -w"))
-        }
-        "stylua" | "swiftformat" => (!has_any(&["--check", "--lint", "--version"])
-            && !positional.is_empty())
-        .then(|| name.to_string()),
-        "rubocop" | "standardrb" => has_any(&[
-            "-a",
-            "-A",
-            "--autocorrect",
-            "--autocorrect-all",
-            "--fix",
-            "-x",
-            "--fix-layout",
-        ])
-        .then(|| format!("{name} --autocorrect")),
-        "ktlint" => has_any(&["-F", "--format"]).then(|| "ktlint --format".to_string()),
-        "dprint" => (sub == "fmt").then(|| "dprint fmt".to_string()),
-        "deno" => (matches!(
-            sub,
-            "fmt" | "add" | "remove" | "install" | "uninstall" | "publish"
-        ) && !has("--check"))
-        .then(|| format!("deno {sub}")),
-        "pre-commit" => matches!(
-            sub,
-            "run"
-                | "install"
-                | "uninstall"
-                | "autoupdate"
-                | "clean"
-                | "gc"
-                | "try-repo"
-                | "install-hooks"
-        )
-        .then(|| format!("pre-commit {sub}")),
-        _ => None,
+/// Read-only: inline code and interactive sessions are not readers.
+fn interpreter(name: &str, invocation: &Invocation) -> Option<(DenyKind, String)> {
+    match interpreter_program(name, invocation) {
+        Program::Named => None,
+        Program::Script => Some((
+            DenyKind::RunsCode,
+            format!("{name} running a script (its code is not read)"),
+        )),
+        Program::Inline(_) => Some((DenyKind::RunsCode, format!("{name} with inline code"))),
+        Program::Interactive => Some((
+            DenyKind::RunsCode,
+            format!("{name} as an interactive session"),
+        )),
     }
 }

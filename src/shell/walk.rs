@@ -1,4 +1,6 @@
-//! Parse a command with brush-parser and flatten it into invocations, redirections and views.
+//! Parse a command with brush-parser and flatten it into invocations and redirections. Each
+//! compound piece also renders as text (words unquoted, single spaces), which is how a
+//! process substitution's body reads as a word (`<(curl -s x)`).
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -11,6 +13,7 @@ use brush_parser::word::WordPiece;
 use brush_parser::{Parser, ParserOptions};
 
 use super::DenyKind;
+use super::places::{self, Cwd};
 use super::rules;
 
 /// Re-parses (`bash -c`, `eval`, `$(...)`, backticks, `xargs sh -c`...) allowed inside one
@@ -24,6 +27,9 @@ const MAX_NESTING: usize = 16;
 /// Longest command analysed. Hook commands that write whole files through here-documents reach
 /// tens of kilobytes; parsing stays linear, this bounds the worst case.
 const MAX_LEN: usize = 512 * 1024;
+/// Function calls followed in one command. A function that calls itself, or calls that fan
+/// out (`f1() { f0; f0; }; f2() { f1; f1; }; ...`), exhaust it and the command is refused.
+const MAX_CALLS: usize = 64;
 
 /// Why a command could not be analysed; `kind` is `Unparseable` or `TooDeep`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +71,22 @@ pub struct Invocation {
     pub assignments: Vec<(String, String)>,
     /// The here-document or here-string fed to the command, if any.
     pub stdin_text: Option<String>,
+    /// Variables exported or assigned earlier in the command line (`export PAGER=x; git log`,
+    /// `GIT_SSH_COMMAND=x; git fetch`): in force for this command too.
+    pub in_force: Vec<(String, String)>,
+    /// The working directory it runs in, as far as `cd`s before it tell.
+    pub cwd: Cwd,
+    /// Its stdin is the output of an earlier stage of a pipeline.
+    pub piped: bool,
+    /// An earlier stage of its pipeline downloads (`curl ... | sh`).
+    pub pipe_downloads: bool,
+    /// Per word: read from stdin by `xargs`/`parallel` (appended, or replacing `-I {}`).
+    pub from_input: Vec<bool>,
+    /// Found inside a command substitution or process substitution.
+    pub substituted: bool,
+    /// Found in shell code run by another command (`sh -c`, `eval`, a here-document fed to
+    /// a shell): a program named by a variable there runs code chosen at run time.
+    pub in_script: bool,
 }
 
 impl Invocation {
@@ -74,19 +96,40 @@ impl Invocation {
             dynamic: self.dynamic.get(from..).unwrap_or_default().to_vec(),
             assignments: Vec::new(),
             stdin_text: self.stdin_text.clone(),
+            in_force: self.in_force.clone(),
+            cwd: self.cwd.clone(),
+            piped: self.piped,
+            pipe_downloads: self.pipe_downloads,
+            from_input: self.from_input.get(from..).unwrap_or_default().to_vec(),
+            substituted: self.substituted,
+            in_script: self.in_script,
         }
     }
 
-    fn from_words(argv: Vec<String>, stdin_text: Option<String>) -> Invocation {
+    fn from_words(
+        argv: Vec<String>,
+        stdin_text: Option<String>,
+        parent: &Invocation,
+    ) -> Invocation {
         let dynamic = vec![false; argv.len()];
         Invocation {
             argv,
             dynamic,
-            assignments: Vec::new(),
             stdin_text,
+            ..parent.nested(usize::MAX)
         }
     }
+
+    /// Every variable assignment that applies to this command: the ones in force, then its
+    /// own prefix assignments.
+    pub fn environment(&self) -> impl Iterator<Item = &(String, String)> {
+        self.in_force.iter().chain(&self.assignments)
+    }
 }
+
+/// The word standing for what `xargs`/`parallel` read from stdin and `find` finds (`{}`):
+/// a parameter, so its value reads as unknown everywhere.
+pub const INPUT_WORD: &str = "${input}";
 
 /// One redirection: `2>&1`, `> out.txt`, `&>> log`.
 #[derive(Debug, Clone)]
@@ -128,7 +171,9 @@ impl Redirect {
 pub struct Analysis {
     pub invocations: Vec<Invocation>,
     pub redirects: Vec<Redirect>,
-    pub views: Vec<String>,
+    /// Commands that run shell code known only at run time (`parallel` reading commands
+    /// from stdin): what they do cannot be told.
+    pub dynamic_code: Vec<String>,
 }
 
 /// How long one command may take to analyse. The parser backtracks: on some inputs (a run of
@@ -161,29 +206,53 @@ fn analyze_now(command: &str) -> Result<Analysis, ParseError> {
     let mut walker = Walker {
         analysis: Analysis::default(),
         options: ParserOptions::default(),
+        state: State::default(),
+        functions: std::collections::HashMap::new(),
+        calls: 0,
+        substitution_depth: 0,
+        pending_values: Vec::new(),
+        script_depth: 0,
     };
     walker.script(command, 0)?;
     Ok(walker.analysis)
 }
 
+/// What the shell knows at a point of the command: scoped like the shell scopes it (a
+/// subshell or command substitution gets a copy and loses its changes).
+#[derive(Debug, Clone, Default)]
+struct State {
+    /// Variables assigned without a command (`W='rm -rf ~'`), with their static values.
+    vars: std::collections::HashMap<String, String>,
+    /// Variables exported or assigned: in force for every later command.
+    in_force: Vec<(String, String)>,
+    cwd: Cwd,
+}
+
 struct Walker {
     analysis: Analysis,
     options: ParserOptions,
+    state: State,
+    /// Function definitions seen so far; a call walks the body.
+    functions: std::collections::HashMap<String, brush_parser::ast::FunctionBody>,
+    calls: usize,
+    /// Inside how many `$(...)`, backticks or `<(...)`.
+    substitution_depth: usize,
+    /// Assignments of the simple command being read: (name, value, dynamic); they become
+    /// known variables when the command turns out to be assignments only.
+    pending_values: Vec<(String, String, bool)>,
+    /// Inside how many shell payloads (`sh -c`, `eval`, here-documents fed to a shell).
+    script_depth: usize,
 }
 
 /// A word with quotes removed, as the shell would pass it (expansions left as written).
 struct Unquoted {
     text: String,
     dynamic: bool,
+    /// Contains an unquoted variable expansion that the shell would split into words.
+    split: bool,
 }
 
 impl Walker {
-    fn push_view(&mut self, view: String) {
-        if !view.is_empty() && !self.analysis.views.contains(&view) {
-            self.analysis.views.push(view);
-        }
-    }
-
     /// Parses and walks a whole script: the command itself (depth 0) or a nested payload.
     fn script(&mut self, source: &str, depth: usize) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
@@ -225,14 +294,20 @@ impl Walker {
 
     fn pipeline(&mut self, pipeline: &Pipeline, depth: usize) -> Result<String, ParseError> {
         let mut parts = Vec::with_capacity(pipeline.seq.len());
-        for command in &pipeline.seq {
+        let mut downloads = false;
+        for (stage, command) in pipeline.seq.iter().enumerate() {
+            let start = self.analysis.invocations.len();
             parts.push(self.command(command, depth)?);
+            let stage_invocations = &mut self.analysis.invocations[start..];
+            if stage > 0 {
+                for invocation in stage_invocations.iter_mut() {
+                    invocation.piped = true;
+                    invocation.pipe_downloads |= downloads;
+                }
+            }
+            downloads |= stage_invocations.iter().any(rules::downloads);
         }
-        let rendered = parts.join(" | ");
-        if parts.len() > 1 {
-            self.push_view(rendered.clone());
-        }
-        Ok(rendered)
+        Ok(parts.join(" | "))
     }
 
     fn command(&mut self, command: &Command, depth: usize) -> Result<String, ParseError> {
@@ -249,13 +324,10 @@ impl Walker {
                 Ok(rendered)
             }
             Command::Function(function) => {
-                let body = self.compound(&function.body.0, depth)?;
-                for redirect in function.body.1.iter().flat_map(|list| &list.0) {
-                    self.redirect(redirect, depth)?;
-                }
-                let rendered = format!("{}() {body}", function.fname.value);
-                self.push_view(rendered.clone());
-                Ok(rendered)
+                // Defining runs nothing; a call walks the body (the latest definition wins).
+                let name = remove_quotes(&function.fname.value);
+                self.functions.insert(name.clone(), function.body.clone());
+                Ok(format!("{name}() {{ ... }}"))
             }
             Command::ExtendedTest(test, redirects) => {
                 self.extended_test(&test.expr, depth)?;
@@ -307,7 +379,10 @@ impl Walker {
                 format!("{{ {}; }}", self.compound_list(&group.list, depth)?)
             }
             CompoundCommand::Subshell(subshell) => {
-                format!("( {} )", self.compound_list(&subshell.list, depth)?)
+                let saved = (self.state.clone(), self.functions.clone());
+                let body = self.compound_list(&subshell.list, depth);
+                (self.state, self.functions) = saved;
+                format!("( {} )", body?)
             }
             CompoundCommand::ForClause(clause) => {
                 let mut values = Vec::new();
@@ -389,6 +464,14 @@ impl Walker {
             )?;
         }
         for word in words {
+            if word.split && !word.dynamic {
+                // `$W` with `W='rm -rf ~'`: the shell splits the value into words.
+                for part in word.text.split_whitespace() {
+                    invocation.argv.push(part.to_string());
+                    invocation.dynamic.push(false);
+                }
+                continue;
+            }
             invocation.argv.push(word.text);
             invocation.dynamic.push(word.dynamic);
         }
@@ -400,10 +483,25 @@ impl Walker {
             view.push_str(redirect);
         }
         if invocation.argv.is_empty() {
-            // Only assignments and redirections (`x=$(cmd)`, `> file`): nothing runs by name.
+            // Only assignments and redirections (`x=$(cmd)`, `> file`): nothing runs by name,
+            // but the variables are set for the rest of the command line.
+            for (name, value) in &invocation.assignments {
+                self.state.in_force.push((name.clone(), value.clone()));
+            }
+            for (name, value, dynamic) in std::mem::take(&mut self.pending_values) {
+                if dynamic {
+                    self.state.vars.remove(&name);
+                } else {
+                    self.state.vars.insert(name, value);
+                }
+            }
             return Ok(view);
         }
-        self.push_view(view.clone());
+        self.pending_values.clear();
+        invocation.in_force = self.state.in_force.clone();
+        invocation.cwd = self.state.cwd.clone();
+        invocation.substituted = self.substitution_depth > 0;
+        invocation.in_script = self.script_depth > 0;
         self.invocation(invocation, depth)?;
         Ok(view)
     }
@@ -428,17 +526,20 @@ impl Walker {
                 words.push(self.unquote(&word.value, depth)?);
             }
             CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
-                let value = self.unquote(&word.value, depth)?;
-                let (name, value) = value
+                let unquoted = self.unquote(&word.value, depth)?;
+                let (name, value) = unquoted
                     .text
                     .split_once('=')
-                    .unwrap_or((value.text.as_str(), ""));
+                    .unwrap_or((unquoted.text.as_str(), ""));
+                self.pending_values
+                    .push((name.to_string(), value.to_string(), unquoted.dynamic));
                 invocation
                     .assignments
                     .push((name.to_string(), value.to_string()));
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
-                let body = self.compound_list(&subshell.list, depth)?;
+                let body =
+                    self.substitution(|walker| walker.compound_list(&subshell.list, depth))?;
                 let sigil = match kind {
                     brush_parser::ast::ProcessSubstitutionKind::Read => '<',
                     brush_parser::ast::ProcessSubstitutionKind::Write => '>',
@@ -446,40 +547,188 @@ impl Walker {
                 words.push(Unquoted {
                     text: format!("{sigil}({body})"),
                     dynamic: true,
+                    split: false,
                 });
             }
         }
         Ok(())
     }
 
+    /// Walks a command or process substitution: a subshell, whose changes do not leak.
+    fn substitution<T>(
+        &mut self,
+        walk: impl FnOnce(&mut Walker) -> Result<T, ParseError>,
+    ) -> Result<T, ParseError> {
+        let saved = (
+            self.state.clone(),
+            self.functions.clone(),
+            std::mem::take(&mut self.pending_values),
+        );
+        self.substitution_depth += 1;
+        let result = walk(self);
+        self.substitution_depth -= 1;
+        (self.state, self.functions, self.pending_values) = saved;
+        result
+    }
+
     /// Records an invocation and everything it runs in turn.
     fn invocation(&mut self, invocation: Invocation, depth: usize) -> Result<(), ParseError> {
-        let nested = rules::nested(&invocation);
-        if let Some(text) = rules::stdin_consumer_text(&invocation) {
-            self.push_view(text);
+        let name = rules::program_name(&invocation.argv[0]).to_string();
+        let static_name = !invocation.dynamic.first().copied().unwrap_or(true);
+        if static_name && let Some(body) = self.functions.get(&name).cloned() {
+            // A call of a function defined earlier: what runs is its body.
+            self.calls += 1;
+            if self.calls > MAX_CALLS {
+                return Err(ParseError::too_deep(format!(
+                    "more than {MAX_CALLS} function calls"
+                )));
+            }
+            self.compound(&body.0, depth)?;
+            for redirect in body.1.iter().flat_map(|list| &list.0) {
+                self.redirect(redirect, depth)?;
+            }
+            return Ok(());
         }
+        if static_name && matches!(name.as_str(), "cd" | "pushd" | "popd" | "chdir") {
+            let target = invocation
+                .argv
+                .iter()
+                .zip(&invocation.dynamic)
+                .skip(1)
+                .find(|(arg, _)| !arg.starts_with('-') || arg.as_str() == "-");
+            self.state.cwd = if name == "popd" {
+                Cwd::Unknown
+            } else {
+                places::change_dir(
+                    target.map(|(arg, _)| arg.as_str()),
+                    target.is_some_and(|(_, dynamic)| *dynamic),
+                    &self.state.cwd,
+                )
+            };
+        }
+        if static_name
+            && matches!(
+                name.as_str(),
+                "export" | "declare" | "typeset" | "local" | "readonly"
+            )
+        {
+            for arg in invocation.argv.iter().skip(1) {
+                if let Some((var, value)) = arg.split_once('=') {
+                    self.state
+                        .in_force
+                        .push((var.to_string(), value.to_string()));
+                }
+            }
+        }
+        let nested = rules::nested(&invocation);
         self.analysis.invocations.push(invocation.clone());
         match nested {
             rules::Nested::None => Ok(()),
             rules::Nested::Argv(from) => {
-                let inner = invocation.nested(from);
+                let mut inner = invocation.nested(from);
+                // `env NAME=value cmd`, `sudo NAME=value cmd`: assignments for the command.
+                for word in invocation.argv.iter().take(from).skip(1) {
+                    if rules::is_assignment(word)
+                        && let Some((name, value)) = word.split_once('=')
+                    {
+                        inner
+                            .assignments
+                            .push((name.to_string(), value.to_string()));
+                    }
+                }
+                if let Some((dir, dynamic)) = rules::wrapper_chdir(&invocation) {
+                    // `env -C dir`, `sudo -D dir`: the command runs there.
+                    inner.cwd = places::change_dir(Some(&dir), dynamic, &invocation.cwd);
+                }
                 if inner.argv.is_empty() {
                     return Ok(());
                 }
-                self.push_view(inner.argv.join(" "));
                 self.invocation(inner, depth)
             }
             rules::Nested::Commands(commands) => {
-                for argv in commands {
-                    if argv.is_empty() {
+                for words in commands {
+                    if words.argv.is_empty() {
                         continue;
                     }
-                    self.push_view(argv.join(" "));
-                    self.invocation(Invocation::from_words(argv, None), depth)?;
+                    let mut inner = Invocation::from_words(words.argv, None, &invocation);
+                    inner.dynamic = words.dynamic;
+                    inner.from_input = words.from_input;
+                    self.invocation(inner, depth)?;
                 }
                 Ok(())
             }
-            rules::Nested::Script(script) => self.script(&script, depth + 1),
+            rules::Nested::Script(script) if !rules::runs_shell_code(&invocation) => {
+                // `env -S 'a b'`: words to split, not shell code run by a shell.
+                self.script(&script, depth + 1)
+            }
+            rules::Nested::Script(script) => match rules::shell_arguments(&invocation) {
+                Some(arguments) => {
+                    // `bash -c 'SCRIPT' name a b`: `$0`, `$1`, `$@` are known where static. A
+                    // new shell knows none of this one's functions.
+                    let saved = self.state.clone();
+                    let functions = std::mem::take(&mut self.functions);
+                    self.state.vars.clear();
+                    for (at, (value, dynamic)) in arguments.iter().enumerate() {
+                        if !dynamic {
+                            self.state.vars.insert(at.to_string(), value.clone());
+                        }
+                    }
+                    if arguments.iter().skip(1).all(|(_, dynamic)| !dynamic) {
+                        let all: Vec<&str> = arguments
+                            .iter()
+                            .skip(1)
+                            .map(|(value, _)| value.as_str())
+                            .collect();
+                        self.state.vars.insert("@".into(), all.join(" "));
+                        self.state.vars.insert("*".into(), all.join(" "));
+                    }
+                    self.script_depth += 1;
+                    let result = self.script(&script, depth + 1);
+                    self.script_depth -= 1;
+                    self.state = saved;
+                    self.functions = functions;
+                    result
+                }
+                None => {
+                    self.script_depth += 1;
+                    let result = self.script(&script, depth + 1);
+                    self.script_depth -= 1;
+                    result
+                }
+            },
+            rules::Nested::Input { from, replace } => {
+                let mut inner = invocation.nested(from);
+                if inner.argv.is_empty() {
+                    // `xargs` alone runs `echo`.
+                    return Ok(());
+                }
+                inner.from_input = vec![false; inner.argv.len()];
+                match replace {
+                    // `-I{}` without `{}` in the command: the input is not used.
+                    Some(token)
+                        if token.is_empty()
+                            || !inner.argv.iter().any(|word| word.contains(token.as_str())) => {}
+                    Some(token) => {
+                        for at in 0..inner.argv.len() {
+                            if inner.argv[at].contains(token.as_str()) {
+                                inner.argv[at] = inner.argv[at].replace(token.as_str(), INPUT_WORD);
+                                inner.dynamic[at] = true;
+                                inner.from_input[at] = true;
+                            }
+                        }
+                    }
+                    None => {
+                        inner.argv.push(INPUT_WORD.to_string());
+                        inner.dynamic.push(true);
+                        inner.from_input.push(true);
+                    }
+                }
+                self.invocation(inner, depth)
+            }
+            rules::Nested::Unknown(what) => {
+                self.analysis.dynamic_code.push(what);
+                Ok(())
+            }
         }
     }
 
@@ -514,7 +763,10 @@ impl Walker {
                         (text, !is_descriptor)
                     }
                     IoFileRedirectTarget::ProcessSubstitution(_, subshell) => (
-                        format!("({})", self.compound_list(&subshell.list, depth)?),
+                        format!(
+                            "({})",
+                            self.substitution(|walker| walker.compound_list(&subshell.list, depth))?
+                        ),
                         false,
                     ),
                 };
@@ -555,6 +807,7 @@ impl Walker {
                     let mut scratch = Unquoted {
                         text: String::new(),
                         dynamic: false,
+                        split: false,
                     };
                     for piece in &pieces {
                         self.piece(&heredoc.doc.value, piece, true, &mut scratch, depth)?;
@@ -587,12 +840,15 @@ impl Walker {
 
     /// Removes quoting from one word and walks the command substitutions inside it.
     fn unquote(&mut self, word: &str, depth: usize) -> Result<Unquoted, ParseError> {
-        if !runs_commands(word) && !word.contains("$'") && !word.contains("$\"") {
+        let expands_known =
+            word.contains('$') && (!self.state.vars.is_empty() || word.contains("SHELL"));
+        if !runs_commands(word) && !word.contains("$'") && !word.contains("$\"") && !expands_known {
             // Nothing runs and nothing needs decoding: quote removal alone, without the (slower)
             // word parser. A `$` left in the text is a parameter: its value is not known.
             return Ok(Unquoted {
                 text: remove_quotes(word),
-                dynamic: word.contains('$'),
+                dynamic: expands_parameter(word),
+                split: false,
             });
         }
         let pieces = guarded(|| brush_parser::word::parse(word, &self.options))
@@ -600,6 +856,7 @@ impl Walker {
         let mut out = Unquoted {
             text: String::with_capacity(word.len()),
             dynamic: false,
+            split: false,
         };
         for piece in &pieces {
             self.piece(word, piece, false, &mut out, depth)?;
@@ -620,7 +877,14 @@ impl Walker {
             .unwrap_or_default();
         match &piece.piece {
             WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => out.text.push_str(text),
-            WordPiece::AnsiCQuotedText(text) => out.text.push_str(&decode_ansi_c(text)),
+            WordPiece::AnsiCQuotedText(text) => match decode_ansi_c(text) {
+                Some(decoded) => out.text.push_str(&decoded),
+                None => {
+                    return Err(ParseError::unparseable(format!(
+                        "invalid escape in $'{text}'"
+                    )));
+                }
+            },
             WordPiece::DoubleQuotedSequence(inner)
             | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 for inner_piece in inner {
@@ -640,6 +904,26 @@ impl Walker {
                 }
             }
             WordPiece::ParameterExpansion(_) => {
+                let name = raw
+                    .strip_prefix("${")
+                    .and_then(|r| r.strip_suffix('}'))
+                    .or_else(|| raw.strip_prefix('$'))
+                    .filter(|name| {
+                        matches!(*name, "@" | "*")
+                            || name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    });
+                if let Some(value) = name.and_then(|name| self.state.vars.get(name)) {
+                    // Assigned earlier in this command line: its value is known. `"$@"` is
+                    // one word per argument even in double quotes.
+                    out.text.push_str(value);
+                    out.split |= !in_double_quotes || name == Some("@");
+                    return Ok(());
+                }
+                if name == Some("SHELL") {
+                    // The user's shell: which one is unknown, that it is a shell is certain.
+                    out.text.push_str("sh");
+                    return Ok(());
+                }
                 out.dynamic = true;
                 out.text.push_str(raw);
                 // `${x:-$(cmd)}` runs `cmd`: walk what is inside the braces as a word.
@@ -652,12 +936,13 @@ impl Walker {
             WordPiece::CommandSubstitution(script) => {
                 out.dynamic = true;
                 out.text.push_str(raw);
-                self.script(script, depth + 1)?;
+                self.substitution(|walker| walker.script(script, depth + 1))?;
             }
             WordPiece::BackquotedCommandSubstitution(script) => {
                 out.dynamic = true;
                 out.text.push_str(raw);
-                self.script(&unescape_backquoted(script), depth + 1)?;
+                let script = unescape_backquoted(script);
+                self.substitution(|walker| walker.script(&script, depth + 1))?;
             }
             WordPiece::ArithmeticExpression(expr) => {
                 out.dynamic = true;
@@ -675,8 +960,33 @@ fn parse_program(
     source: &str,
     options: &ParserOptions,
 ) -> Result<brush_parser::ast::Program, ParseError> {
-    guarded(|| Parser::new(std::io::Cursor::new(source.as_bytes()), options).parse_program())
+    let parse = |source: &str| {
+        guarded(|| Parser::new(std::io::Cursor::new(source.as_bytes()), options).parse_program())
+    };
+    parse(source).or_else(|err| {
+        // bash ends a here-document left open at the end of the input (with a warning):
+        // read it the same way.
+        match open_heredoc_delimiter(source) {
+            Some(delimiter) => parse(&format!("{source}\n{delimiter}\n")),
+            None => Err(err),
+        }
         .map_err(|err| ParseError::unparseable(format!("shell syntax: {err}")))
+    })
+}
+
+/// The delimiter of the last here-document operator (`<<EOF`, `<<-'EOF'`) whose delimiter
+/// line never comes.
+fn open_heredoc_delimiter(source: &str) -> Option<String> {
+    static HEREDOC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"<<-?\s*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([A-Za-z_][A-Za-z0-9_]*))"#)
+            .expect("here-document pattern compiles")
+    });
+    let found = HEREDOC.captures_iter(source).last()?;
+    let delimiter = found.get(1).or(found.get(2)).or(found.get(3))?.as_str();
+    let closed = source
+        .lines()
+        .any(|line| line.trim_start_matches('\t') == delimiter);
+    (!closed).then(|| delimiter.to_string())
 }
 
 /// Runs a brush-parser entry point; a panic inside it becomes an error like any other parse
@@ -782,6 +1092,25 @@ fn runs_commands(text: &str) -> bool {
     text.contains("$(") || text.contains('`')
 }
 
+/// Whether a word has a `$` outside single quotes (a parameter the shell expands).
+fn expands_parameter(word: &str) -> bool {
+    let mut in_single = false;
+    let mut in_double = false;
+    let mut chars = word.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !in_double => in_single = !in_single,
+            '"' if !in_single => in_double = !in_double,
+            '\\' if !in_single => {
+                chars.next();
+            }
+            '$' if !in_single => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Quote removal for a word without expansions: `'a b'`, `"a b"`, `a\ b` all give `a b`.
 fn remove_quotes(word: &str) -> String {
     let mut out = String::with_capacity(word.len());
@@ -823,8 +1152,9 @@ fn unescape_backquoted(script: &str) -> String {
     out
 }
 
-/// Decodes the body of `$'...'` (`$'\x72m'` is `rm`).
-fn decode_ansi_c(text: &str) -> String {
+/// Decodes the body of `$'...'` (`$'\x72m'` is `rm`); None for an escape that names no
+/// character (`\UFFFFFFFF`, a lone surrogate): what the shell makes of it is not certain.
+fn decode_ansi_c(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -871,7 +1201,7 @@ fn decode_ansi_c(text: &str) -> String {
             chars.next();
             digits += 1;
         }
-        out.extend(char::from_u32(value));
+        out.push(char::from_u32(value)?);
     }
-    out
+    Some(out)
 }
