@@ -1,5 +1,6 @@
 //! The PreToolUse decision: a read-only role may not write, and destructive commands need the
-//! user's approval.
+//! user's approval. Both read one shell analysis of the command (`shell::CommandAnalysis`):
+//! the read-only allowlist and the dangerous gate, over the same program specs.
 
 use crate::config::Config;
 use crate::detectors::{Detector, Detectors, Event};
@@ -31,14 +32,14 @@ pub fn decide(
 ) -> Decision {
     let tool = input.tool_name.as_deref().unwrap_or("");
     let command = input.command();
-    // One parse serves both the read-only verdict and the destructive views.
+    // One analysis serves both the read-only verdict and the dangerous gate.
     let analysis = command.map(shell::analyze);
     if let Some(role) = read_only_role(input, role, config) {
         let verdict = if EDIT_TOOLS.contains(&tool) {
             Some(("edit-tool".to_string(), format!("`{tool}` writes files")))
         } else {
             let verdict = match &analysis {
-                Some(Ok(analysis)) => analysis.read_only_verdict(),
+                Some(Ok(analysis)) => analysis.read_only(),
                 Some(Err(err)) => ReadOnlyVerdict::Deny {
                     kind: err.kind,
                     detail: err.detail.clone(),
@@ -70,13 +71,17 @@ pub fn decide(
     let Some(command) = command.filter(|_| config.pretool.destructive) else {
         return Decision::allow();
     };
-    // Layer 1 runs over each normalized view of the parsed command; a command that does not
-    // parse is matched as written.
-    let views = match &analysis {
-        Some(Ok(analysis)) => analysis.views().join("\n"),
-        _ => command.to_string(),
+    // A command the analysis cannot read is held (fail-safe).
+    let hold = match &analysis {
+        Some(Ok(analysis)) => analysis.dangerous(),
+        Some(Err(err)) => Some(shell::unanalysable(err)),
+        None => None,
     };
-    gate_destructive(host, &views, config, detectors)
+    match hold {
+        Some(hold) => gate_hold(host, command, &hold, config, detectors),
+        // The user's own pre-tool detectors still run over the command.
+        None => gate_detectors(host, command, config, detectors),
+    }
 }
 
 /// Whether the agent calling this tool is a read-only reviewer, and by which setting.
@@ -97,13 +102,82 @@ fn read_only_role(input: &HookInput, role: Option<&str>, config: &Config) -> Opt
         .then(|| "[readonly] project = true".to_string())
 }
 
-/// The destructive-command detectors over the command's views: a hit (or a failed judge)
-/// needs the user's approval.
-fn gate_destructive(host: Host, text: &str, config: &Config, detectors: &Detectors) -> Decision {
-    let selected = match detectors.select(Event::PreTool, &[]) {
-        Ok(selected) if !selected.is_empty() => selected,
-        _ => return Decision::allow(),
+/// The detector whose judge decides, with `[pretool] judge = true`, whether a command the
+/// gate holds was requested by the user.
+const DESTRUCTIVE: &str = "destructive";
+
+/// A command the gate holds needs the user's approval, with the rule and the safer route.
+/// With `[pretool] judge = true` the `destructive` detector's judge is asked first whether the
+/// user requested exactly this: then it runs. A command its pre-filter misses is not judged
+/// and stays held; a judge failure holds too.
+fn gate_hold(
+    host: Host,
+    command: &str,
+    hold: &shell::Hold,
+    config: &Config,
+    detectors: &Detectors,
+) -> Decision {
+    let mut message = format!("agentguard held this command: {}", hold.reason());
+    let mut decision = Decision {
+        verdict: Verdict::Violation,
+        rule: Some(hold.rule.clone()),
+        ..Decision::approval(host)
     };
+    if config.pretool.judge
+        && let Some(detector) = detectors.get(DESTRUCTIVE)
+    {
+        decision.detectors_run = vec![detector.name.clone()];
+        let judged = Pipeline::new(vec![detector])
+            .and_then(|pipeline| Judge::for_command(config).judge(&pipeline, command));
+        match judged {
+            Ok(judgement) => {
+                let outcome = judgement.detectors.first();
+                match outcome.map(|o| o.verdict) {
+                    Some(Verdict::Violation) => {
+                        message = format!("{message}\n\n{}", detector.feedback.trim());
+                    }
+                    Some(Verdict::Fail) => {
+                        let why = outcome
+                            .and_then(|o| o.error.as_deref())
+                            .unwrap_or("the judge failed");
+                        message = format!("{message}\n\n{}", unjudged_tool(why));
+                    }
+                    // Judged, and not destructive-and-unrequested: the user asked for it.
+                    Some(_) if !judgement.decided_by_layer1() => {
+                        return Decision {
+                            verdict: judgement.verdict,
+                            detectors_run: decision.detectors_run,
+                            judgement: Some(judgement),
+                            ..Decision::allow()
+                        };
+                    }
+                    _ => {}
+                }
+                decision.judgement = Some(judgement);
+            }
+            Err(err) => {
+                message = format!("{message}\n\n{}", unjudged_tool(&err.message));
+                decision.error = Some(err.message);
+            }
+        }
+    }
+    decision.message = Some(message);
+    decision
+}
+
+/// The user's own pre-tool detectors over the command: a hit (or a failed judge) needs the
+/// user's approval. The built-in `destructive` detector is the gate's judge, not one of them.
+fn gate_detectors(host: Host, text: &str, config: &Config, detectors: &Detectors) -> Decision {
+    let selected: Vec<&Detector> = match detectors.select(Event::PreTool, &[]) {
+        Ok(selected) => selected
+            .into_iter()
+            .filter(|detector| detector.name != DESTRUCTIVE)
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    if selected.is_empty() {
+        return Decision::allow();
+    }
     let detectors_run: Vec<String> = selected.iter().map(|d| d.name.clone()).collect();
     let result = Pipeline::new(selected.clone()).and_then(|pipeline| {
         if config.pretool.judge {
@@ -298,8 +372,7 @@ mod tests {
             (claude.action, claude.verdict),
             (Action::Ask, Verdict::Violation)
         );
-        assert!(claude.rule.is_some());
-        assert!(!claude.detectors_run.is_empty());
+        assert_eq!(claude.rule.as_deref(), Some("git.push-force"));
         assert_eq!(permission(&claude, Host::Claude).as_deref(), Some("ask"));
 
         let codex = decide_with(Host::Codex, &push, None, &config);
@@ -329,8 +402,7 @@ mod tests {
     }
 
     #[test]
-    fn unparseable_command_is_matched_as_written_by_the_gate() {
-        // `'` leaves the command unparsed; the force push in it is still seen.
+    fn unparseable_command_is_held_by_the_gate() {
         let decision = decide_with(
             Host::Claude,
             &bash("git push --force origin main; echo 'unterminated"),
@@ -338,5 +410,23 @@ mod tests {
             &Config::defaults(),
         );
         assert_eq!(decision.action, Action::Ask);
+        assert_eq!(decision.rule.as_deref(), Some("shell.unparseable"));
+    }
+
+    #[test]
+    fn a_hold_names_its_rule_and_the_safer_route() {
+        let decision = decide_with(
+            Host::Claude,
+            &bash("cd repo && git reset --hard"),
+            None,
+            &Config::defaults(),
+        );
+        assert_eq!(decision.rule.as_deref(), Some("git.reset-hard"));
+        let message = decision.message.unwrap();
+        assert!(
+            message.contains("`git reset --hard` discards uncommitted work (rule git.reset-hard)"),
+            "{message}"
+        );
+        assert!(message.contains("Safer: "), "{message}");
     }
 }

@@ -14,6 +14,7 @@ mod install_sh;
 mod judge;
 mod launch;
 mod logs;
+mod peers;
 mod redact;
 mod release_fixture;
 mod self_update;

@@ -1,0 +1,273 @@
+//! The peers' own dangerous-command suites (`../shared/peers/dangerous/cases.tsv`, see its
+//! README): the gate and the read-only allowlist measured against cc-safety-net, dcg and
+//! Dippy, with the acceptance bars of issue #13. The decision is the one `hook pre-tool`
+//! makes for a Bash call (`shell::dangerous` in the default role, `shell::classify_read_only`
+//! in a read-only role); `hooks.rs` runs a sample of the same commands through the binary.
+//!
+//! The suites live outside the repository. Under `CI=true` a missing suite or a figure below
+//! the bar fails; elsewhere the figures are printed and a shortfall is reported, not fatal (the
+//! bars are acceptance criteria measured in CI, a local run is for looking at the figures).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agentguard::shell;
+
+const CASES: &str = "shared/peers/dangerous/cases.tsv";
+
+/// Default role: agreement with each peer, at least.
+const MIN_AGREEMENT: [(&str, f64); 2] = [("cc-safety-net", 97.0), ("dcg", 95.0)];
+/// Default role: extra friction (peer allows, agentguard holds), at most, in % of the peer's
+/// allow cases.
+const MAX_FRICTION: [(&str, f64); 3] = [("cc-safety-net", 1.0), ("dcg", 1.0), ("dippy", 2.0)];
+/// Read-only role: Dippy's allow cases that are reads still allowed, at least.
+const MIN_READ_ONLY_DIPPY: f64 = 97.0;
+/// Denial kinds that name a write: the command is no read, whatever Dippy approves.
+const WRITE_KINDS: [&str; 6] = [
+    "file-write",
+    "git-write",
+    "state-change",
+    "redirection",
+    "environment",
+    "destructive",
+];
+
+struct Case {
+    peer: String,
+    block: bool,
+    source: String,
+    command: String,
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|ci| ci == "true")
+}
+
+/// Fails under `CI=true`, reports otherwise.
+fn verdict(failures: &[String]) {
+    if failures.is_empty() {
+        return;
+    }
+    assert!(!in_ci(), "below the bar: {failures:?}");
+    eprintln!("below the bar (fatal under CI=true): {failures:?}");
+}
+
+fn suite() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // `../shared` from the main checkout; worktrees sit one level deeper.
+    let found = root
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join(CASES))
+        .find(|path| path.is_file());
+    if found.is_none() && in_ci() {
+        panic!(
+            "CI=true but the peers' suite is missing: no {CASES} in any parent of {}; \
+             check out the shared material next to the repository",
+            root.display()
+        );
+    }
+    found
+}
+
+/// `\t`, `\n`, `\r`, `\\` escapes of the TSV.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+fn load(path: &Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines
+            .next()
+            .map(|header| header.split('\t').take(4).collect::<Vec<_>>()),
+        Some(vec!["peer", "label", "source", "command"]),
+        "{}: unexpected header",
+        path.display()
+    );
+    lines
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 4, "{}: bad line {line:?}", path.display());
+            assert!(
+                matches!(fields[1], "block" | "allow"),
+                "bad label in {line:?}"
+            );
+            Case {
+                peer: fields[0].to_string(),
+                block: fields[1] == "block",
+                source: unescape(fields[2]),
+                command: unescape(fields[3]),
+            }
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    cases: usize,
+    agree: usize,
+    blocks: usize,
+    missed: Vec<String>,
+    friction: Vec<String>,
+}
+
+impl Tally {
+    fn allows(&self) -> usize {
+        self.cases - self.blocks
+    }
+    fn agreement(&self) -> f64 {
+        100.0 * self.agree as f64 / self.cases.max(1) as f64
+    }
+    fn friction_percent(&self) -> f64 {
+        100.0 * self.friction.len() as f64 / self.allows().max(1) as f64
+    }
+}
+
+fn tally(cases: &[Case], holds: impl Fn(&str) -> Option<String>) -> BTreeMap<String, Tally> {
+    let mut by_peer: BTreeMap<String, Tally> = BTreeMap::new();
+    for case in cases {
+        let held = holds(&case.command);
+        let tally = by_peer.entry(case.peer.clone()).or_default();
+        tally.cases += 1;
+        tally.blocks += usize::from(case.block);
+        let shown = format!(
+            "{:?}  [{}]  <- {}",
+            case.command,
+            held.as_deref().unwrap_or("allow"),
+            case.source
+        );
+        match (case.block, held.is_some()) {
+            (true, true) | (false, false) => tally.agree += 1,
+            (true, false) => tally.missed.push(shown),
+            (false, true) => tally.friction.push(shown),
+        }
+    }
+    by_peer
+}
+
+fn report(title: &str, by_peer: &BTreeMap<String, Tally>) {
+    eprintln!("== {title}");
+    for (peer, tally) in by_peer {
+        eprintln!(
+            "{peer:<14} cases {:>5}  agree {:>5.1}%  missed {:>4}  friction {:>4} ({:.1}% of {} allows)",
+            tally.cases,
+            tally.agreement(),
+            tally.missed.len(),
+            tally.friction.len(),
+            tally.friction_percent(),
+            tally.allows()
+        );
+    }
+    if std::env::var("AGENTGUARD_PEERS_SHOW").is_ok_and(|show| show == "1") {
+        for (peer, tally) in by_peer {
+            for line in &tally.missed {
+                eprintln!("  {peer} missed: {line}");
+            }
+            for line in &tally.friction {
+                eprintln!("  {peer} friction: {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn default_role_agrees_with_the_peers() {
+    let Some(path) = suite() else {
+        eprintln!("skipped: no {CASES} next to the repository");
+        return;
+    };
+    let cases = load(&path);
+    let by_peer = tally(&cases, |command| {
+        shell::dangerous(command).map(|hold| hold.rule)
+    });
+    report("default role (the dangerous gate)", &by_peer);
+    let mut failures = Vec::new();
+    for (peer, bar) in MIN_AGREEMENT {
+        let agreement = by_peer[peer].agreement();
+        if agreement < bar {
+            failures.push(format!("{peer}: agreement {agreement:.1}% < {bar}%"));
+        }
+    }
+    for (peer, bar) in MAX_FRICTION {
+        let friction = by_peer[peer].friction_percent();
+        if friction > bar {
+            failures.push(format!("{peer}: extra friction {friction:.1}% > {bar}%"));
+        }
+    }
+    verdict(&failures);
+}
+
+#[test]
+fn read_only_role_allows_no_peer_block_and_keeps_reads_open() {
+    let Some(path) = suite() else {
+        eprintln!("skipped: no {CASES} next to the repository");
+        return;
+    };
+    let cases = load(&path);
+    let by_peer = tally(&cases, |command| match shell::classify_read_only(command) {
+        shell::ReadOnlyVerdict::Allow => None,
+        shell::ReadOnlyVerdict::Deny { kind, .. } => Some(kind.to_string()),
+    });
+    report("read-only role (the allowlist)", &by_peer);
+    let mut failures = Vec::new();
+    for peer in ["cc-safety-net", "dcg"] {
+        let missed = &by_peer[peer].missed;
+        if !missed.is_empty() {
+            failures.push(format!(
+                "{peer}: {} block cases allowed: {:?}",
+                missed.len(),
+                &missed[..missed.len().min(5)]
+            ));
+        }
+    }
+    // Dippy approves some writers too (`cargo update`, `terraform fmt`, `curl -o f`): its
+    // allow cases that are reads are those not denied as a named write (a write, git or
+    // state change, a redirection, a code-running variable, a destructive command). The
+    // figure over all its allow cases is printed as well.
+    let dippy = &by_peer["dippy"];
+    let named_writes = dippy
+        .friction
+        .iter()
+        .filter(|line| {
+            WRITE_KINDS
+                .iter()
+                .any(|kind| line.contains(&format!("[{kind}]")))
+        })
+        .count();
+    let reads = dippy.allows() - named_writes;
+    let denied_reads = dippy.friction.len() - named_writes;
+    let allowed = 100.0 * (reads - denied_reads) as f64 / reads.max(1) as f64;
+    eprintln!(
+        "dippy reads: {} of {reads} allowed ({allowed:.1}%); all allow cases: {:.1}%",
+        reads - denied_reads,
+        100.0 - dippy.friction_percent()
+    );
+    if allowed < MIN_READ_ONLY_DIPPY {
+        failures.push(format!(
+            "dippy: {allowed:.1}% of its read cases allowed < {MIN_READ_ONLY_DIPPY}%"
+        ));
+    }
+    verdict(&failures);
+}
