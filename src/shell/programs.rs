@@ -250,7 +250,9 @@ impl Parsed {
                 let Some(given) = given else {
                     continue;
                 };
-                if spec.effect > base {
+                // An option that asserts the command's own effect (`git clean -f`) cancels
+                // one that would lower it (`-n`): `-nf` is no read.
+                if spec.effect >= base {
                     if raised.is_none_or(|(effect, _, _)| spec.effect > effect) {
                         raised = Some((spec.effect, given.name.as_str(), level));
                     }
