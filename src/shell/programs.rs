@@ -261,14 +261,15 @@ impl Parsed {
                 }
             }
         }
-        // `--help`, `--version`, `--dry-run`: every program that takes them only prints.
-        if self.options.iter().any(|opt| {
+        // `--help`, `--version`, `--dry-run`: every program that takes them only prints,
+        // unless another option given runs or changes something of its own (`--rpl`).
+        let informational = self.options.iter().any(|opt| {
             matches!(
                 opt.name.as_str(),
                 "--help" | "--version" | "--dry-run" | "--dryrun"
             )
-        }) || self.sub_words.last().is_some_and(|word| word == "help")
-        {
+        }) || self.sub_words.last().is_some_and(|word| word == "help");
+        if informational && raised.is_none_or(|(effect, _, _)| effect <= base) {
             return (Effect::Read, None);
         }
         match (raised, lowered) {
