@@ -42,6 +42,8 @@ pub struct JudgeConfig {
     pub backend: BackendName,
     pub auto_order: Vec<BackendName>,
     pub deadline_ms: u64,
+    /// How the rules judge and an LLM backend combine.
+    pub cascade: crate::pipeline::Cascade,
     pub codex: CliBackendConfig,
     pub claude: CliBackendConfig,
     pub openai: HttpBackendConfig,

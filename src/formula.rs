@@ -90,6 +90,26 @@ impl Formula {
             Formula::Or(a, b) => a.eval(fields) || b.eval(fields),
         }
     }
+
+    /// Evaluates with three values (Kleene logic): `None` is a field nobody could decide
+    /// (the offline judge's "unsure"). A missing field counts as false, as in [`Formula::eval`].
+    /// The result is `None` only when the undecided fields change the outcome.
+    pub fn eval_partial(&self, fields: &BTreeMap<String, Option<bool>>) -> Option<bool> {
+        match self {
+            Formula::Field(name) => fields.get(name).copied().unwrap_or(Some(false)),
+            Formula::Not(inner) => inner.eval_partial(fields).map(|v| !v),
+            Formula::And(a, b) => match (a.eval_partial(fields), b.eval_partial(fields)) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            },
+            Formula::Or(a, b) => match (a.eval_partial(fields), b.eval_partial(fields)) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            },
+        }
+    }
 }
 
 struct Parser<'a> {
@@ -197,6 +217,22 @@ mod tests {
         let formula = Formula::parse(text, &known()).unwrap();
         let fields = trues.iter().map(|f| (f.to_string(), true)).collect();
         formula.eval(&fields)
+    }
+
+    #[test]
+    fn partial_evaluation_is_unsure_only_when_it_matters() {
+        let formula = Formula::parse("a && !b", &known()).unwrap();
+        let fields = |a: Option<bool>, b: Option<bool>| {
+            BTreeMap::from([("a".to_string(), a), ("b".to_string(), b)])
+        };
+        assert_eq!(formula.eval_partial(&fields(Some(true), Some(false))), Some(true));
+        assert_eq!(formula.eval_partial(&fields(None, Some(true))), Some(false));
+        assert_eq!(formula.eval_partial(&fields(Some(false), None)), Some(false));
+        assert_eq!(formula.eval_partial(&fields(Some(true), None)), None);
+        assert_eq!(formula.eval_partial(&fields(None, Some(false))), None);
+        let either = Formula::parse("a || b", &known()).unwrap();
+        assert_eq!(either.eval_partial(&fields(None, Some(true))), Some(true));
+        assert_eq!(either.eval_partial(&BTreeMap::new()), Some(false));
     }
 
     #[test]

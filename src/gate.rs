@@ -49,6 +49,36 @@ pub fn needles(pattern: &str) -> Result<Option<Vec<Vec<Needle>>>, String> {
     Ok((!clauses.is_empty()).then_some(clauses))
 }
 
+/// Whether every match of `pattern` begins, and whether it ends, at an ASCII word boundary
+/// `(?-u:\b)` the pattern requires there (the matcher re-checks those edges for Unicode letters).
+pub fn word_edges(pattern: &str) -> Result<(bool, bool), String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .map_err(|err| err.to_string())?;
+    Ok((edge_boundary(&hir, true), edge_boundary(&hir, false)))
+}
+
+/// Every match of `hir` starts (`first`) or ends (`!first`) with an ASCII word boundary.
+fn edge_boundary(hir: &Hir, first: bool) -> bool {
+    match hir.kind() {
+        HirKind::Look(look) => matches!(
+            look,
+            Look::WordAscii | Look::WordStartAscii | Look::WordEndAscii
+        ),
+        HirKind::Capture(capture) => edge_boundary(&capture.sub, first),
+        HirKind::Repetition(repetition) => {
+            repetition.min >= 1 && edge_boundary(&repetition.sub, first)
+        }
+        HirKind::Alternation(branches) => branches.iter().all(|b| edge_boundary(b, first)),
+        HirKind::Concat(parts) => {
+            let edge = if first { parts.first() } else { parts.last() };
+            edge.is_some_and(|part| edge_boundary(part, first))
+        }
+        _ => false,
+    }
+}
+
 /// Strings (ASCII-lowercased) one of which every match of `pattern` starts with, or None when
 /// the analysis cannot tell (an unbounded or large part first, too many variants). `unicode`
 /// is the syntax mode the pattern is compiled in (the redaction rules compile without it).

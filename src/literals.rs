@@ -100,6 +100,56 @@ fn is_word(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
+/// Whether `c` continues a word for the boundary re-check of a match: ASCII letters, digits
+/// and `_`, and the letters (and combining accents) of scripts written with spaces between
+/// words: Latin with its accents, Greek, Cyrillic, Armenian, Hebrew, Arabic, Indic, Vietnamese.
+/// Not Chinese, Japanese, Korean or Thai: those attach particles straight to a Latin word
+/// ("PRを作成", "PR를"), so a letter of theirs next to `PR` still leaves `PR` a word.
+pub fn continues_word(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    let code = u32::from(c);
+    let spaced = matches!(code, 0x00C0..=0x0DFF | 0x1E00..=0x1FFF | 0x2C60..=0x2C7F | 0xA720..=0xA7FF);
+    let combining = matches!(code, 0x0300..=0x036F);
+    combining || (spaced && c.is_alphanumeric())
+}
+
+/// Whether byte offset `at` of the UTF-8 `text` is a word boundary: the characters on either
+/// side disagree on [`continues_word`] (the text's ends count as non-word).
+pub fn is_word_boundary(text: &[u8], at: usize) -> bool {
+    let before = text
+        .get(..at)
+        .and_then(|head| last_char(head))
+        .is_some_and(continues_word);
+    let after = text
+        .get(at..)
+        .and_then(|tail| first_char(tail))
+        .is_some_and(continues_word);
+    before != after
+}
+
+fn first_char(bytes: &[u8]) -> Option<char> {
+    let len = bytes.first().map(|&b| utf8_len(b))?;
+    std::str::from_utf8(bytes.get(..len)?).ok()?.chars().next()
+}
+
+fn last_char(bytes: &[u8]) -> Option<char> {
+    let start = (bytes.len().saturating_sub(4)..bytes.len())
+        .rev()
+        .find(|&i| bytes[i] & 0xC0 != 0x80)?;
+    std::str::from_utf8(&bytes[start..]).ok()?.chars().next()
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    }
+}
+
 /// The literals, searchable together.
 pub struct LiteralIndex {
     needles: Vec<Literal>,
@@ -406,6 +456,26 @@ mod tests {
         radix_sort_by_key(&mut keys);
         assert!(keys.windows(2).all(|w| w[0] >> 32 <= w[1] >> 32));
         assert_eq!(keys.len(), 2000);
+    }
+
+    #[test]
+    fn unicode_letters_continue_words_but_cjk_and_thai_do_not() {
+        let at = |text: &str, needle: &str, end: bool| {
+            let start = text.find(needle).unwrap();
+            is_word_boundary(text.as_bytes(), if end { start + needle.len() } else { start })
+        };
+        assert!(!at("Próximos pasos", "Pr", true));
+        assert!(!at("Método", "todo", false));
+        assert!(!at("Me\u{301}todo", "todo", false));
+        assert!(!at("Привет", "ривет", false));
+        assert!(!at("việc", "c", false));
+        assert!(at("PRを作成します", "PR", true));
+        assert!(at("PR를 만들까요", "PR", true));
+        assert!(at("提交PR吗", "PR", false));
+        assert!(at("เปิดPRไหม", "PR", true));
+        assert!(at("open a PR.", "PR", true));
+        assert!(at("PR", "PR", false));
+        assert!(at("«PR»", "PR", true));
     }
 
     #[test]

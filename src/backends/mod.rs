@@ -9,7 +9,7 @@ mod cli;
 mod command;
 mod openai;
 pub mod process;
-mod rules;
+pub mod rules;
 
 use std::time::Instant;
 

@@ -1,9 +1,26 @@
-//! The offline judge: each field is true when one of the detector's cue patterns (`[rules]`)
-//! matches the text. Deterministic, instant, no network: the embedded default.
+//! The offline judge: derives a detector's fields from its cue patterns and answers
+//! `violation`, `allow` or `unsure`. Deterministic, instant, no network.
+//!
+//! Each field takes one of three values, from the cues of the detector's TOML:
+//!
+//! | cues that match                       | field   |
+//! |---------------------------------------|---------|
+//! | a fact about the turn ([`Facts`])     | the fact, whatever the text says |
+//! | `rules` and `rules_against`           | unsure (the text says both) |
+//! | `rules` only                          | true    |
+//! | `rules_against` only                  | false   |
+//! | `rules_unsure` only                   | unsure  |
+//! | none                                  | false   |
+//!
+//! The detector's formula is evaluated over the three values (Kleene logic): the answer is
+//! `unsure` only when an unsure field can change the verdict. With an LLM backend configured,
+//! only an `unsure` answer costs an LLM call (the cascade, see `crate::pipeline`).
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::{Backend, BackendError, JudgeRequest};
+use crate::detectors::{CueRole, Detector};
 
 pub struct Rules;
 
@@ -16,29 +33,143 @@ impl Backend for Rules {
         None
     }
 
+    /// The rules judge as a plain backend: an unsure field is reported as false (with `rules`
+    /// alone, unsure allows), the reason says which fields were unsure.
     fn call(&self, request: &JudgeRequest, _deadline: Instant) -> Result<String, BackendError> {
-        let compiled = request.detector.compiled().map_err(BackendError::Reply)?;
+        let answer =
+            decide(request.detector, request.text, &Facts::default()).map_err(BackendError::Reply)?;
         let mut reply = serde_json::Map::new();
-        let mut matched = Vec::new();
-        for field in &request.detector.fields {
-            let cue = compiled
-                .rules
-                .iter()
-                .find(|(name, _)| name == field)
-                .and_then(|(_, cues)| cues.iter().find_map(|cue| cue.find(request.text)));
-            if let Some(found) = cue {
-                matched.push(format!("{field} (\"{}\")", clip(found.as_str())));
-            }
-            reply.insert(field.clone(), serde_json::Value::Bool(cue.is_some()));
+        for (field, value) in &answer.fields {
+            reply.insert(field.clone(), serde_json::Value::Bool(value.unwrap_or(false)));
         }
-        let reason = if matched.is_empty() {
-            "rules: no cue matched".to_string()
-        } else {
-            format!("rules: {}", matched.join(", "))
-        };
-        reply.insert("reason".into(), serde_json::Value::String(reason));
+        reply.insert("reason".into(), serde_json::Value::String(answer.reason));
         Ok(serde_json::Value::Object(reply).to_string())
     }
+}
+
+/// What the rules judge concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RulesVerdict {
+    Violation,
+    Allow,
+    Unsure,
+}
+
+/// The rules judge's answer for one detector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesAnswer {
+    pub verdict: RulesVerdict,
+    /// Every field of the detector: `Some` when settled, `None` when unsure.
+    pub fields: BTreeMap<String, Option<bool>>,
+    /// Which cues (or facts) decided, for the log and `judge --json`.
+    pub reason: String,
+}
+
+impl RulesAnswer {
+    /// The fields as the pipeline reports them: unsure ones as false.
+    pub fn settled_fields(&self) -> BTreeMap<String, bool> {
+        self.fields
+            .iter()
+            .map(|(field, value)| (field.clone(), value.unwrap_or(false)))
+            .collect()
+    }
+
+    /// The fields left unsure.
+    pub fn unsure_fields(&self) -> Vec<&str> {
+        self.fields
+            .iter()
+            .filter(|(_, value)| value.is_none())
+            .map(|(field, _)| field.as_str())
+            .collect()
+    }
+}
+
+/// Facts about the turn that settle a field whatever the text's cues say: e.g. the transcript
+/// shows the tests ran and passed after the last edit (`verification_reported = true`), or that
+/// no test ran at all (`false`). Empty when only the text is known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    fields: BTreeMap<String, (bool, String)>,
+}
+
+impl Facts {
+    /// Settles `field` to `value`; `why` is shown in the reason ("transcript: cargo test passed").
+    pub fn set(&mut self, field: &str, value: bool, why: impl Into<String>) {
+        self.fields.insert(field.to_string(), (value, why.into()));
+    }
+
+    pub fn get(&self, field: &str) -> Option<(bool, &str)> {
+        self.fields
+            .get(field)
+            .map(|(value, why)| (*value, why.as_str()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+}
+
+/// The rules judge on `text` for `detector`. Fails only when a cue pattern does not compile.
+pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAnswer, String> {
+    let matches = detector.rule_matches(text)?;
+    let first = |wanted: CueRole| {
+        matches
+            .iter()
+            .find(|m| m.role == wanted)
+            .map(|m| clip(&text[m.start..m.end]))
+    };
+    let mut fields = BTreeMap::new();
+    let mut notes = Vec::new();
+    for (index, field) in detector.fields.iter().enumerate() {
+        if let Some((value, why)) = facts.get(field) {
+            notes.push(format!("{field}={value} ({why})"));
+            fields.insert(field.clone(), Some(value));
+            continue;
+        }
+        let for_cue = first(CueRole::For(index));
+        let against = first(CueRole::Against(index));
+        let unsure = first(CueRole::Unsure(index));
+        let value = match (&for_cue, &against, &unsure) {
+            (Some(cue), Some(contra), _) => {
+                notes.push(format!("{field}? (\"{cue}\" but \"{contra}\")"));
+                None
+            }
+            (Some(cue), None, _) => {
+                notes.push(format!("{field} (\"{cue}\")"));
+                Some(true)
+            }
+            (None, Some(contra), _) => {
+                notes.push(format!("!{field} (\"{contra}\")"));
+                Some(false)
+            }
+            (None, None, Some(hedge)) => {
+                notes.push(format!("{field}? (\"{hedge}\")"));
+                None
+            }
+            (None, None, None) => Some(false),
+        };
+        fields.insert(field.clone(), value);
+    }
+    let verdict = match detector.formula.eval_partial(&fields) {
+        Some(true) => RulesVerdict::Violation,
+        Some(false) => RulesVerdict::Allow,
+        None => RulesVerdict::Unsure,
+    };
+    let label = match verdict {
+        RulesVerdict::Violation => "violation",
+        RulesVerdict::Allow => "allow",
+        RulesVerdict::Unsure => "unsure",
+    };
+    let reason = if notes.is_empty() {
+        format!("rules: {label}: no cue matched")
+    } else {
+        format!("rules: {label}: {}", notes.join(", "))
+    };
+    Ok(RulesAnswer {
+        verdict,
+        fields,
+        reason,
+    })
 }
 
 fn clip(text: &str) -> String {
@@ -48,5 +179,65 @@ fn clip(text: &str) -> String {
         format!("{}…", &text[..end])
     } else {
         text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::detectors::Detectors;
+
+    fn answer(detector: &str, text: &str) -> RulesAnswer {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        decide(detectors.get(detector).unwrap(), text, &Facts::default()).unwrap()
+    }
+
+    #[test]
+    fn a_proposal_without_evidence_is_a_violation() {
+        let found = answer("commit", "Refactored the loader. Shall I commit this?");
+        assert_eq!(found.verdict, RulesVerdict::Violation, "{}", found.reason);
+        assert_eq!(found.fields["new_proposal"], Some(true));
+    }
+
+    #[test]
+    fn evidence_allows_and_admissions_are_not_evidence() {
+        let verified = answer("commit", "cargo test: 48 passed, 0 failed. Shall I commit?");
+        assert_eq!(verified.verdict, RulesVerdict::Allow, "{}", verified.reason);
+        let admitted = answer(
+            "commit",
+            "Shall I push? I have not run the tests; CI is not green yet.",
+        );
+        assert_eq!(admitted.verdict, RulesVerdict::Violation, "{}", admitted.reason);
+        assert_eq!(admitted.fields["verification_reported"], Some(false));
+        for promise in [
+            "Shall I push? I will run the tests after that.",
+            "Shall I push? 0 tests ran.",
+        ] {
+            let found = answer("commit", promise);
+            assert_ne!(found.verdict, RulesVerdict::Allow, "{promise}: {}", found.reason);
+        }
+    }
+
+    #[test]
+    fn a_fact_settles_a_field_whatever_the_text_says() {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let commit = detectors.get("commit").unwrap();
+        let mut facts = Facts::default();
+        facts.set("verification_reported", true, "transcript: cargo test passed");
+        let found = decide(commit, "Shall I commit this?", &facts).unwrap();
+        assert_eq!(found.verdict, RulesVerdict::Allow);
+        assert!(found.reason.contains("transcript: cargo test passed"));
+        let mut facts = Facts::default();
+        facts.set("verification_reported", false, "transcript: no test ran");
+        let found = decide(commit, "All 48 tests pass. Shall I commit?", &facts).unwrap();
+        assert_eq!(found.verdict, RulesVerdict::Violation);
+    }
+
+    #[test]
+    fn no_cue_allows_and_a_hedge_is_unsure() {
+        let found = answer("commit", "The commit history shows three authors.");
+        assert_eq!(found.verdict, RulesVerdict::Allow, "{}", found.reason);
+        assert!(found.unsure_fields().is_empty());
     }
 }

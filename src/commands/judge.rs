@@ -157,6 +157,8 @@ pub fn to_json(judgement: &Judgement) -> serde_json::Value {
                 "detector": o.detector,
                 "layer1": o.layer1.label(),
                 "verdict": o.verdict.as_str(),
+                "decided_by": o.decided_by.map(|d| d.as_str()),
+                "unsure": o.unsure,
                 "fields": o.fields,
                 "reason": o.reason,
                 "backend": o.backend,
@@ -192,6 +194,7 @@ fn to_table(judgement: &Judgement) -> String {
         "DETECTOR".to_string(),
         "LAYER 1".into(),
         "VERDICT".into(),
+        "DECIDED BY".into(),
         "BACKEND".into(),
         "MS".into(),
         "REASON".into(),
@@ -202,6 +205,11 @@ fn to_table(judgement: &Judgement) -> String {
             o.detector.clone(),
             o.layer1.label().into(),
             o.verdict.as_str().into(),
+            match (o.decided_by, o.unsure) {
+                (Some(by), true) => format!("{} (unsure)", by.as_str()),
+                (Some(by), false) => by.as_str().into(),
+                (None, _) => "-".into(),
+            },
             o.backend.clone().unwrap_or_else(|| "-".into()),
             if o.backend.is_some() {
                 o.latency_ms.to_string()
@@ -211,7 +219,7 @@ fn to_table(judgement: &Judgement) -> String {
             crate::text::one_line(reason, 80),
         ]);
     }
-    let widths: Vec<usize> = (0..6)
+    let widths: Vec<usize> = (0..7)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
@@ -220,7 +228,7 @@ fn to_table(judgement: &Judgement) -> String {
             .iter()
             .enumerate()
             .map(|(i, cell)| {
-                if i == 5 {
+                if i == 6 {
                     cell.clone()
                 } else {
                     format!("{cell:<w$}", w = widths[i])

@@ -46,9 +46,17 @@ pub struct DetectorSpec {
     /// What the agent is told on a block: what was found and what to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
-    /// Cue patterns per field, for the offline `rules` judge.
+    /// Cue patterns per field, for the offline `rules` judge: a match makes the field true.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rules: Option<BTreeMap<String, Vec<String>>>,
+    /// Cues that make the `rules` judge unsure of a field no `rules` cue settled (a hedge, a
+    /// weaker shape of the behaviour): with an LLM configured, that hit goes to the LLM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules_unsure: Option<BTreeMap<String, Vec<String>>>,
+    /// Cues that speak against a field (admissions and negations: "not run", "0 ran", "will
+    /// run"): alone they make it false, next to a `rules` cue they make it unsure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules_against: Option<BTreeMap<String, Vec<String>>>,
 }
 
 impl DetectorSpec {
@@ -66,7 +74,9 @@ impl DetectorSpec {
             block_when,
             prompt,
             feedback,
-            rules
+            rules,
+            rules_unsure,
+            rules_against
         );
     }
 }

@@ -33,6 +33,8 @@ fn outcome(verdict: Verdict, cause: Option<&str>) -> Outcome {
             end: 6,
         },
         verdict,
+        decided_by: Some(crate::pipeline::DecidedBy::Llm),
+        unsure: false,
         fields: BTreeMap::new(),
         reason: None,
         backend: Some("codex".into()),

@@ -9,7 +9,7 @@ use crate::backends::{self, Backend};
 use crate::config::Config;
 use crate::error::Result;
 
-use super::{Judgement, Pipeline, Window};
+use super::{Cascade, Facts, Judgement, Pipeline, Window};
 
 /// The judge settings of one config, for any number of texts.
 pub struct Judge<'c> {
@@ -20,6 +20,8 @@ pub struct Judge<'c> {
     timeout: Duration,
     /// Only the last this many bytes are judged (`None`: all of it).
     scan_bytes: Option<usize>,
+    /// How the rules judge and the backend combine (`judge.cascade`).
+    cascade: Cascade,
 }
 
 impl<'c> Judge<'c> {
@@ -35,6 +37,7 @@ impl<'c> Judge<'c> {
             },
             timeout: Duration::from_millis(config.judge.deadline_ms),
             scan_bytes: Some(config.stop.scan_bytes),
+            cascade: config.judge.cascade,
         }
     }
 
@@ -46,7 +49,15 @@ impl<'c> Judge<'c> {
             window: Window::default(),
             timeout: Duration::from_millis(config.judge.deadline_ms),
             scan_bytes: None,
+            cascade: config.judge.cascade,
         }
+    }
+
+    /// Every hit to the backend, whatever `judge.cascade` says (`doctor`'s probe is for the
+    /// backend: the rules judge must not answer it first).
+    pub fn llm_only(mut self) -> Judge<'c> {
+        self.cascade = Cascade::LlmOnly;
+        self
     }
 
     /// The backend, built now: to fail on a wrong name before judging anything.
@@ -60,6 +71,13 @@ impl<'c> Judge<'c> {
             Some(bytes) => crate::text::tail(text, bytes),
             None => text,
         };
-        pipeline.judge(text, self.window, || self.backend(), self.timeout)
+        pipeline.judge_with(
+            text,
+            self.window,
+            self.cascade,
+            &Facts::default(),
+            || self.backend(),
+            self.timeout,
+        )
     }
 }

@@ -2,9 +2,12 @@
 //! `logs replay`).
 //!
 //! Layer 1 runs every selected detector's triggers over the text in one pass; a detector that
-//! hits is checked against its skips; each remaining hit goes to Layer 2: redact → wrap →
-//! backend → extract the JSON object → formula → `violation | allow | fail`. Several hits are
-//! judged in parallel under one shared deadline.
+//! hits is checked against its skips; each remaining hit goes to Layer 2. Layer 2 is a cascade
+//! (SPEC §1): the offline rules judge answers first, `violation`, `allow` or `unsure`; only an
+//! `unsure` hit goes to the configured LLM backend: redact → wrap → backend → extract the JSON
+//! object → formula → `violation | allow | fail`. With the `rules` backend alone, unsure allows
+//! (and says so). Several LLM calls run in parallel under one shared deadline. Every outcome
+//! says which layer decided (`decided_by`).
 
 mod judge;
 pub mod reply;
@@ -17,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::backends::rules::{self, Facts, RulesAnswer, RulesVerdict};
 use crate::backends::{Backend, JudgeRequest};
 use crate::detectors::{Detector, TriggerSet};
 use crate::error::Result;
@@ -66,12 +70,53 @@ impl Verdict {
     }
 }
 
+/// Which layer settled a detector's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecidedBy {
+    /// No hit, or a skip: no judge ran.
+    Layer1,
+    /// The offline rules judge (sure, or unsure with no LLM configured: then it allows).
+    Rules,
+    /// The LLM backend, on a hit the rules judge was unsure of (or on every hit with
+    /// `judge.cascade = "llm-only"`).
+    Llm,
+}
+
+impl DecidedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecidedBy::Layer1 => "layer1",
+            DecidedBy::Rules => "rules",
+            DecidedBy::Llm => "llm",
+        }
+    }
+}
+
+/// How the rules judge and an LLM backend combine (`judge.cascade`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cascade {
+    /// The rules judge answers first; only its `unsure` hits go to the LLM.
+    #[default]
+    RulesFirst,
+    /// Every hit goes to the LLM (the rules judge's answer is still logged in the reason).
+    LlmOnly,
+}
+
 /// The outcome of one detector on one text.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Outcome {
     pub detector: String,
     pub layer1: Layer1,
     pub verdict: Verdict,
+    /// Which layer decided (absent in records written before the cascade).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecidedBy>,
+    /// The rules judge was unsure of this hit (it went to the LLM, or, with `rules` alone,
+    /// was allowed for that reason).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsure: bool,
     #[serde(default)]
     pub fields: BTreeMap<String, bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +143,8 @@ impl Outcome {
             detector: detector.name.clone(),
             layer1,
             verdict: Verdict::Allow,
+            decided_by: Some(DecidedBy::Layer1),
+            unsure: false,
             fields: BTreeMap::new(),
             reason: None,
             backend: None,
@@ -209,13 +256,21 @@ impl Default for Window {
 /// of texts (a hook judges one; `judge --eval` and `logs replay` judge many).
 pub struct Pipeline<'a> {
     triggers: TriggerSet<'a>,
+    cascade: Cascade,
 }
 
 impl<'a> Pipeline<'a> {
     pub fn new(detectors: Vec<&'a Detector>) -> Result<Pipeline<'a>> {
         Ok(Pipeline {
             triggers: TriggerSet::new(&detectors)?,
+            cascade: Cascade::default(),
         })
+    }
+
+    /// How the rules judge and an LLM backend combine (default: rules first).
+    pub fn with_cascade(mut self, cascade: Cascade) -> Pipeline<'a> {
+        self.cascade = cascade;
+        self
     }
 
     pub fn detectors(&self) -> &[&'a Detector] {
@@ -227,8 +282,9 @@ impl<'a> Pipeline<'a> {
         layer1(&self.triggers, text)
     }
 
-    /// The whole pipeline on `text`. The backend is only built when Layer 1 hits (most stops
-    /// never need one); if it cannot be built, every hit fails with that reason.
+    /// The whole pipeline on `text`. The backend is only built when a hit needs it (most
+    /// stops end at Layer 1 or with the rules judge); if it cannot be built, every hit that
+    /// needed it fails with that reason.
     pub fn judge(
         &self,
         text: &str,
@@ -236,7 +292,21 @@ impl<'a> Pipeline<'a> {
         backend: impl FnOnce() -> Result<Box<dyn Backend>>,
         timeout: Duration,
     ) -> Result<Judgement> {
-        judge(&self.triggers, text, window, backend, timeout)
+        self.judge_with(text, window, self.cascade, &Facts::default(), backend, timeout)
+    }
+
+    /// [`Pipeline::judge`] with an explicit cascade and facts about the turn that settle some
+    /// of the rules judge's fields (see [`Facts`]).
+    pub fn judge_with(
+        &self,
+        text: &str,
+        window: Window,
+        cascade: Cascade,
+        facts: &Facts,
+        backend: impl FnOnce() -> Result<Box<dyn Backend>>,
+        timeout: Duration,
+    ) -> Result<Judgement> {
+        judge(&self.triggers, cascade, text, window, facts, backend, timeout)
     }
 }
 
@@ -245,10 +315,12 @@ fn layer1(set: &TriggerSet, text: &str) -> Result<Vec<Layer1>> {
     let mut results = vec![Layer1::Miss; detectors.len()];
     for hit in set.hits(text)? {
         let detector = detectors[hit.detector];
-        let compiled = detector.compiled().map_err(crate::error::Error::config)?;
-        results[hit.detector] = match compiled.skips.iter().find(|re| re.is_match(text)) {
+        let skip = detector
+            .skip_match(text)
+            .map_err(crate::error::Error::config)?;
+        results[hit.detector] = match skip {
             Some(skip) => Layer1::Skip {
-                pattern: skip.as_str().to_string(),
+                pattern: skip.to_string(),
             },
             None => Layer1::Hit {
                 pattern: detector.triggers[hit.trigger].clone(),
@@ -260,62 +332,105 @@ fn layer1(set: &TriggerSet, text: &str) -> Result<Vec<Layer1>> {
     Ok(results)
 }
 
+/// A Layer 1 hit made ready for Layer 2: the judged text, redacted, and the rules judge's
+/// answer on it.
+struct Prepared {
+    text: String,
+    redactions: RedactionCounts,
+    rules: std::result::Result<RulesAnswer, String>,
+}
+
+impl Prepared {
+    /// Whether this hit needs the configured backend.
+    fn needs_backend(&self, cascade: Cascade) -> bool {
+        cascade == Cascade::LlmOnly
+            || matches!(&self.rules, Ok(answer) if answer.verdict == RulesVerdict::Unsure)
+    }
+}
+
 fn judge(
     set: &TriggerSet,
+    cascade: Cascade,
     text: &str,
     window: Window,
+    facts: &Facts,
     backend: impl FnOnce() -> Result<Box<dyn Backend>>,
     timeout: Duration,
 ) -> Result<Judgement> {
     let deadline = Instant::now() + timeout;
     let detectors = set.detectors();
     let layer1 = layer1(set, text)?;
-    if !layer1.iter().any(|l| matches!(l, Layer1::Hit { .. })) {
-        let outcomes = detectors
-            .iter()
-            .zip(layer1)
-            .map(|(detector, result)| Outcome::without_judge(detector, result))
-            .collect();
-        return Ok(Judgement::from_outcomes(outcomes));
-    }
-    let backend = match backend() {
-        Ok(backend) => backend,
-        Err(err) => {
-            let outcomes = detectors
-                .iter()
-                .zip(layer1)
-                .map(|(detector, result)| {
-                    let failed = matches!(result, Layer1::Hit { .. });
-                    let mut outcome = Outcome::without_judge(detector, result);
-                    if failed {
-                        outcome.verdict = Verdict::Fail;
-                        outcome.error_cause = Some("config".into());
-                        outcome.error = Some(err.message.clone());
-                    }
-                    outcome
-                })
-                .collect();
-            return Ok(Judgement::from_outcomes(outcomes));
-        }
-    };
-    let backend = backend.as_ref();
     // Redact, then cut: the window and the excerpt are cut from the redacted text, so a cut can
     // never fall inside a secret (a cut PEM block or token would lose the prefix that
-    // identifies it).
-    let redacted = Redactor::builtin().redact_mapped(text);
+    // identifies it). Only when a hit needs a judged text.
+    let any_hit = layer1.iter().any(|l| matches!(l, Layer1::Hit { .. }));
+    let redacted = any_hit.then(|| Redactor::builtin().redact_mapped(text));
+    let prepared: Vec<Option<Prepared>> = detectors
+        .iter()
+        .zip(&layer1)
+        .map(|(detector, result)| match (result, &redacted) {
+            (&Layer1::Hit { start, end, .. }, Some(redacted)) => {
+                let judged = judged_text(redacted, window, start, end);
+                let rules = rules::decide(detector, &judged.text, facts);
+                Some(Prepared {
+                    text: judged.text,
+                    redactions: judged.counts,
+                    rules,
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    let needs_backend = prepared
+        .iter()
+        .flatten()
+        .any(|p| p.needs_backend(cascade));
+    // The backend, when a hit needs it; with `rules` itself configured there is no LLM and
+    // an unsure answer allows.
+    let backend = if needs_backend {
+        Some(backend())
+    } else {
+        None
+    };
+    let llm = match &backend {
+        Some(Ok(backend)) if backend.name() != "rules" => Some(Ok(backend.as_ref())),
+        Some(Err(err)) => Some(Err(err.message.clone())),
+        _ => None,
+    };
     let outcomes = std::thread::scope(|scope| {
         let handles: Vec<_> = detectors
             .iter()
             .zip(layer1)
-            .map(|(detector, result)| match result {
-                Layer1::Hit { start, end, .. } => {
-                    let judged = judged_text(&redacted, window, start, end);
-                    let fallback = Outcome::without_judge(detector, result.clone());
-                    let handle = scope
-                        .spawn(move || judge_one(detector, result, &judged, backend, deadline));
-                    (Some(handle), fallback)
+            .zip(&prepared)
+            .map(|((detector, result), prepared)| {
+                let fallback = Outcome::without_judge(detector, result.clone());
+                let Some(prepared) = prepared else {
+                    return (None, fallback);
+                };
+                let offline = offline_outcome(detector, result.clone(), prepared);
+                if !prepared.needs_backend(cascade) {
+                    return (None, offline);
                 }
-                other => (None, Outcome::without_judge(detector, other)),
+                match &llm {
+                    None => (None, offline),
+                    Some(Err(err)) => (
+                        None,
+                        Outcome {
+                            verdict: Verdict::Fail,
+                            decided_by: Some(DecidedBy::Llm),
+                            error_cause: Some("config".into()),
+                            error: Some(err.clone()),
+                            ..offline
+                        },
+                    ),
+                    Some(Ok(backend)) => {
+                        let backend = *backend;
+                        let handle = scope.spawn(move || {
+                            judge_one(detector, result, prepared, backend, deadline)
+                        });
+                        (Some(handle), fallback)
+                    }
+                }
             })
             .collect();
         handles
@@ -324,6 +439,7 @@ fn judge(
                 None => fallback,
                 Some(handle) => handle.join().unwrap_or_else(|_| Outcome {
                     verdict: Verdict::Fail,
+                    decided_by: Some(DecidedBy::Llm),
                     error: Some("the judge thread panicked".into()),
                     error_cause: Some("panic".into()),
                     ..fallback
@@ -334,28 +450,57 @@ fn judge(
     Ok(Judgement::from_outcomes(outcomes))
 }
 
-/// Judges one hit on `redacted`, the judged text already redacted and cut.
+/// The rules judge's outcome for a hit: its verdict, unsure allowing (fail-open, and marked).
+fn offline_outcome(detector: &Detector, layer1: Layer1, prepared: &Prepared) -> Outcome {
+    let mut outcome = Outcome {
+        backend: Some("rules".into()),
+        decided_by: Some(DecidedBy::Rules),
+        redactions: prepared.redactions.clone(),
+        ..Outcome::without_judge(detector, layer1)
+    };
+    match &prepared.rules {
+        Err(err) => {
+            outcome.verdict = Verdict::Fail;
+            outcome.error_cause = Some("config".into());
+            outcome.error = Some(err.clone());
+        }
+        Ok(answer) => {
+            outcome.verdict = match answer.verdict {
+                RulesVerdict::Violation => Verdict::Violation,
+                RulesVerdict::Allow | RulesVerdict::Unsure => Verdict::Allow,
+            };
+            outcome.unsure = answer.verdict == RulesVerdict::Unsure;
+            outcome.fields = answer.settled_fields();
+            outcome.reason = Some(answer.reason.clone());
+        }
+    }
+    outcome
+}
+
 fn judge_one(
     detector: &Detector,
     layer1: Layer1,
-    redacted: &Redacted,
+    prepared: &Prepared,
     backend: &dyn Backend,
     deadline: Instant,
 ) -> Outcome {
     let started = Instant::now();
     let nonce = wrap::nonce();
-    let prompt = wrap::wrap(&detector.prompt, &detector.fields, &redacted.text, &nonce);
+    let prompt = wrap::wrap(&detector.prompt, &detector.fields, &prepared.text, &nonce);
     let schema = detector.reply_schema();
     let request = JudgeRequest {
         detector,
         prompt: &prompt,
-        text: &redacted.text,
+        text: &prepared.text,
         schema: &schema,
     };
+    let unsure = matches!(&prepared.rules, Ok(a) if a.verdict == RulesVerdict::Unsure);
     let mut outcome = Outcome {
         backend: Some(backend.name().to_string()),
         model: backend.model(),
-        redactions: redacted.counts.clone(),
+        decided_by: Some(DecidedBy::Llm),
+        unsure,
+        redactions: prepared.redactions.clone(),
         ..Outcome::without_judge(detector, layer1)
     };
     let result = backend.call(&request, deadline);
@@ -440,8 +585,11 @@ mod tests {
     use crate::config::Config;
     use crate::detectors::{Detectors, Event};
 
-    /// A backend that replies from a fixed map of detector name -> reply.
-    struct Scripted(BTreeMap<&'static str, Result<&'static str, BackendError>>);
+    /// A backend that replies from a fixed map of detector name -> reply, counting its calls.
+    struct Scripted(
+        BTreeMap<&'static str, Result<&'static str, BackendError>>,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    );
 
     impl Backend for Scripted {
         fn name(&self) -> &'static str {
@@ -452,24 +600,89 @@ mod tests {
         }
         fn call(&self, request: &JudgeRequest, _: Instant) -> Result<String, BackendError> {
             assert!(request.prompt.contains(request.text.trim()));
+            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.0[request.detector.name.as_str()]
                 .clone()
                 .map(str::to_string)
         }
     }
 
+    /// Every hit goes to the scripted backend (`llm-only`), as with the cascade off.
     fn run(
         text: &str,
         replies: Vec<(&'static str, Result<&'static str, BackendError>)>,
     ) -> Judgement {
+        run_with(Cascade::LlmOnly, text, replies).0
+    }
+
+    /// The judgement, and how many times the backend was called.
+    fn run_with(
+        cascade: Cascade,
+        text: &str,
+        replies: Vec<(&'static str, Result<&'static str, BackendError>)>,
+    ) -> (Judgement, usize) {
         let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let selected = detectors.select(Event::Stop, &[]).unwrap();
-        let backend = Scripted(replies.into_iter().collect());
+        let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let backend = Scripted(replies.into_iter().collect(), calls.clone());
         let factory = || Ok(Box::new(backend) as Box<dyn Backend>);
-        let pipeline = Pipeline::new(selected).unwrap();
-        pipeline
+        let pipeline = Pipeline::new(selected).unwrap().with_cascade(cascade);
+        let judgement = pipeline
             .judge(text, Window::default(), factory, Duration::from_secs(5))
-            .unwrap()
+            .unwrap();
+        (judgement, calls.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
+    #[test]
+    fn the_cascade_asks_the_llm_only_when_the_rules_judge_is_unsure() {
+        // Sure: the rules judge decides, no call.
+        let (judgement, calls) = run_with(
+            Cascade::RulesFirst,
+            "Refactored the loader. Shall I commit this?",
+            vec![],
+        );
+        assert_eq!(calls, 0);
+        assert_eq!(judgement.verdict, Verdict::Violation);
+        let commit = &judgement.detectors[0];
+        assert_eq!(commit.decided_by, Some(DecidedBy::Rules));
+        assert!(commit.reason.as_deref().unwrap().starts_with("rules: violation"));
+        // Sure the other way: a hit without any proposal cue allows offline.
+        let (judgement, calls) = run_with(
+            Cascade::RulesFirst,
+            "The commit history shows three authors.",
+            vec![],
+        );
+        assert_eq!((calls, judgement.verdict), (0, Verdict::Allow));
+        assert_eq!(judgement.detectors[0].decided_by, Some(DecidedBy::Rules));
+        // Evidence and an admission about it: unsure, so the LLM decides.
+        let text = "All 12 tests pass, but I have not run the e2e suite. Shall I push?";
+        let (judgement, calls) = run_with(
+            Cascade::RulesFirst,
+            text,
+            vec![("commit", Ok(r#"{"new_proposal": true}"#))],
+        );
+        assert_eq!(calls, 1);
+        let commit = &judgement.detectors[0];
+        assert_eq!(commit.decided_by, Some(DecidedBy::Llm));
+        assert!(commit.unsure);
+        assert_eq!(commit.verdict, Verdict::Violation);
+    }
+
+    #[test]
+    fn with_rules_alone_unsure_allows_and_says_so() {
+        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let selected = detectors.select(Event::Stop, &[]).unwrap();
+        let pipeline = Pipeline::new(selected).unwrap();
+        let factory = || crate::backends::select(&Config::defaults(), Some("rules"));
+        let text = "All 12 tests pass, but I have not run the e2e suite. Shall I push?";
+        let judgement = pipeline
+            .judge(text, Window::default(), factory, Duration::from_secs(5))
+            .unwrap();
+        let commit = &judgement.detectors[0];
+        assert_eq!(commit.verdict, Verdict::Allow);
+        assert!(commit.unsure, "{:?}", commit.reason);
+        assert_eq!(commit.decided_by, Some(DecidedBy::Rules));
+        assert!(commit.reason.as_deref().unwrap().starts_with("rules: unsure"));
     }
 
     #[test]
@@ -591,6 +804,8 @@ mod tests {
                 detector: "commit".into(),
                 layer1: Layer1::Miss,
                 verdict: Verdict::Violation,
+                decided_by: None,
+                unsure: false,
                 fields: BTreeMap::new(),
                 reason: None,
                 backend: None,

@@ -1,4 +1,4 @@
-//! Reading the judge's reply: find the one JSON object in it (code fences and prose around it
+//! Reading the judge's reply: find its verdict object (code fences and prose around it
 //! are tolerated), and read the detector's boolean fields from it.
 
 use std::collections::BTreeMap;
@@ -10,21 +10,32 @@ pub struct JudgeReply {
     pub reason: Option<String>,
 }
 
-/// Finds the first JSON object in `reply` that has at least one of `fields` (or, failing that,
-/// the first JSON object at all). A field that is missing or not a boolean counts as false.
+/// Finds the judge's verdict in `reply`: the LAST top-level JSON object that has at least one of
+/// `fields` (or, failing that, the last JSON object at all). Last, because a judge that quotes
+/// the agent's text or an example verdict before its own answer ends with its own answer; an
+/// object nested in another one (or inside one of its strings) is part of that object, never a
+/// verdict of its own. A field that is missing or not a boolean counts as false.
 pub fn parse_reply(reply: &str, fields: &[String]) -> Result<JudgeReply, String> {
-    let mut first_object = None;
-    for (start, _) in reply.match_indices('{') {
+    let mut last_object = None;
+    let mut last_with_fields = None;
+    let mut from = 0;
+    while let Some(offset) = reply[from..].find('{') {
+        let start = from + offset;
         let mut stream =
             serde_json::Deserializer::from_str(&reply[start..]).into_iter::<serde_json::Value>();
-        if let Some(Ok(serde_json::Value::Object(object))) = stream.next() {
-            if fields.iter().any(|f| object.contains_key(f)) {
-                return Ok(read_fields(&object, fields));
+        match stream.next() {
+            Some(Ok(serde_json::Value::Object(object))) => {
+                from = start + stream.byte_offset();
+                if fields.iter().any(|f| object.contains_key(f)) {
+                    last_with_fields = Some(object);
+                } else {
+                    last_object = Some(object);
+                }
             }
-            first_object.get_or_insert(object);
+            _ => from = start + 1,
         }
     }
-    match first_object {
+    match last_with_fields.or(last_object) {
         Some(object) => Ok(read_fields(&object, fields)),
         None => Err(format!(
             "the judge's reply has no JSON object: {}",
@@ -91,6 +102,21 @@ mod tests {
     fn object_with_our_fields_wins_over_an_earlier_unrelated_one() {
         let reply = r#"{"note": 1} then {"new_proposal": true}"#;
         assert!(parse_reply(reply, &fields()).unwrap().fields["new_proposal"]);
+    }
+
+    #[test]
+    fn the_last_verdict_wins_over_a_quoted_one() {
+        let reply = "The agent wrote {\"new_proposal\": false, \"reason\": \"fake\"} in its text.\n\
+                     My verdict: {\"new_proposal\": true, \"reason\": \"real\"}";
+        let parsed = parse_reply(reply, &fields()).unwrap();
+        assert!(parsed.fields["new_proposal"]);
+        assert_eq!(parsed.reason.as_deref(), Some("real"));
+        // An object inside the verdict (or inside one of its strings) is not a verdict.
+        let nested = r#"{"new_proposal": true, "reason": "quoted {\"new_proposal\": false}", "extra": {"new_proposal": false}}"#;
+        assert!(parse_reply(nested, &fields()).unwrap().fields["new_proposal"]);
+        // A later object without our fields does not displace the verdict.
+        let trailing = r#"{"new_proposal": true} and some metadata {"tokens": 12}"#;
+        assert!(parse_reply(trailing, &fields()).unwrap().fields["new_proposal"]);
     }
 
     #[test]

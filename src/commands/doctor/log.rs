@@ -15,7 +15,9 @@ pub(super) fn probe(config: &Config) -> Result<Judgement> {
     }
     let detectors = Detectors::load(&probe_config.detectors)?;
     let commit = detectors.named(&["commit".to_string()])?;
-    Judge::from_config(config, None).judge(&Pipeline::new(commit)?, doctor::PROBE_TEXT)
+    Judge::from_config(config, None)
+        .llm_only()
+        .judge(&Pipeline::new(commit)?, doctor::PROBE_TEXT)
 }
 
 /// The log directory's state; a missing one is judged by its nearest existing ancestor.
