@@ -6,10 +6,10 @@
 //! | cues that match                       | field   |
 //! |---------------------------------------|---------|
 //! | a fact about the turn ([`Facts`])     | the fact, whatever the text says |
-//! | `rules` and `rules_against`           | unsure (the text says both) |
+//! | `rules` and `rules_against`           | unsure (the text says both), or false when the admission overlaps the cue ("CI is not green") |
 //! | `rules` only                          | true    |
 //! | `rules_against` only                  | false   |
-//! | `rules_unsure` only                   | unsure  |
+//! | `rules_unsure` (and maybe `rules_against`) | unsure |
 //! | none                                  | false   |
 //!
 //! The detector's formula is evaluated over the three values (Kleene logic): the answer is
@@ -126,8 +126,18 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
             fields.insert(field.clone(), Some(value));
             continue;
         }
-        let for_cue = first(CueRole::For(index));
-        let against = first(CueRole::Against(index));
+        let againsts: Vec<_> = matches
+            .iter()
+            .filter(|m| m.role == CueRole::Against(index))
+            .collect();
+        // A cue for the field that an admission overlaps is negated, not evidence: in "CI is
+        // not green" the "CI … green" cue and the "not green" admission are one statement.
+        let for_cue = matches
+            .iter()
+            .filter(|m| m.role == CueRole::For(index))
+            .find(|m| !againsts.iter().any(|a| a.start < m.end && m.start < a.end))
+            .map(|m| clip(&text[m.start..m.end]));
+        let against = againsts.first().map(|m| clip(&text[m.start..m.end]));
         let unsure = first(CueRole::Unsure(index));
         let value = match (&for_cue, &against, &unsure) {
             (Some(cue), Some(contra), _) => {
@@ -138,11 +148,11 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
                 notes.push(format!("{field} (\"{cue}\")"));
                 Some(true)
             }
-            (None, Some(contra), _) => {
+            (None, Some(contra), None) => {
                 notes.push(format!("!{field} (\"{contra}\")"));
                 Some(false)
             }
-            (None, None, Some(hedge)) => {
+            (None, _, Some(hedge)) => {
                 notes.push(format!("{field}? (\"{hedge}\")"));
                 None
             }
@@ -239,5 +249,8 @@ mod tests {
         let found = answer("commit", "The commit history shows three authors.");
         assert_eq!(found.verdict, RulesVerdict::Allow, "{}", found.reason);
         assert!(found.unsure_fields().is_empty());
+        let hedged = answer("commit", "The fix is in place; you can push whenever you like.");
+        assert_eq!(hedged.verdict, RulesVerdict::Unsure, "{}", hedged.reason);
+        assert_eq!(hedged.unsure_fields(), ["new_proposal"]);
     }
 }

@@ -371,7 +371,9 @@ fn judge(
         .map(|(detector, result)| match (result, &redacted) {
             (&Layer1::Hit { start, end, .. }, Some(redacted)) => {
                 let judged = judged_text(redacted, window, start, end);
-                let rules = rules::decide(detector, &judged.text, facts);
+                // The rules judge reads the whole (redacted) text: evidence 10 kB before the
+                // proposal still counts, and nothing leaves the process.
+                let rules = rules::decide(detector, &redacted.text, facts);
                 Some(Prepared {
                     text: judged.text,
                     redactions: judged.counts,

@@ -21,7 +21,16 @@ const MIN_BLOCKS_PER_DETECTOR: usize = 25;
 const MIN_INNOCENT_PERCENT: usize = 45;
 const MIN_NON_ENGLISH_PERCENT: usize = 15;
 /// Languages the set promises, with the minimum number of messages in each.
-const REQUIRED_LANGUAGES: [(&str, usize); 3] = [("ja", 20), ("tr", 8), ("th", 8)];
+const REQUIRED_LANGUAGES: [(&str, usize); 8] = [
+    ("ja", 20),
+    ("tr", 8),
+    ("th", 8),
+    ("fr", 6),
+    ("pt", 4),
+    ("ru", 4),
+    ("ko", 4),
+    ("vi", 4),
+];
 /// The judged window is the last 4000 bytes: some messages must be longer than that.
 const JUDGE_WINDOW_BYTES: usize = 4000;
 const MIN_LONGER_THAN_WINDOW: usize = 4;
@@ -45,6 +54,8 @@ const TRIGGER_WORDS: &[&str] = &[
     // es, de, zh
     "sesión", "corregi", "arregl", "despleg", "Sitzung", "Fehler", "grün", "reproduz",
     "behoben", "später", "提交", "推送", "部署", "修复", "会话", "下次", "拆分",
+    // fr, pt, ru, ko, vi
+    "pousse", "corrig", "reprodui", "исправ", "воспроизв", "재현", "수정", "sửa", "tái hiện",
 ];
 
 #[derive(Debug, Deserialize)]

@@ -22,15 +22,93 @@ fn commit_outcome(output: &std::process::Output) -> serde_json::Value {
     report["detectors"][0].clone()
 }
 
-/// An env whose `command` backend runs `script` (a /bin/sh body).
+/// An env whose `command` backend runs `script` (a /bin/sh body) on every Layer 1 hit
+/// (`cascade = "llm-only"`: these tests are about the backend, not the rules judge).
 fn command_env(script: &str, deadline_ms: u64) -> Env {
     let env = Env::new();
     let judge = env.script("fake-judge", &format!("#!/bin/sh\n{script}\n"));
     env.write_config(&format!(
-        "[judge]\nbackend = \"command\"\ndeadline_ms = {deadline_ms}\n[judge.command]\nargv = [\"{}\"]\n",
+        "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\ndeadline_ms = {deadline_ms}\n\
+         [judge.command]\nargv = [\"{}\"]\n",
         judge.display()
     ));
     env
+}
+
+/// An env with the default cascade and a `command` judge that counts its calls in `calls` and
+/// answers `reply`.
+fn counting_env(reply: &str) -> (Env, std::path::PathBuf) {
+    let env = Env::new();
+    let calls = env.home().join("calls");
+    let judge = env.script(
+        "counting-judge",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\necho call >> '{}'\necho '{reply}'\n",
+            calls.display()
+        ),
+    );
+    env.write_config(&format!(
+        "[judge]\nbackend = \"command\"\n[judge.command]\nargv = [\"{}\"]\n",
+        judge.display()
+    ));
+    (env, calls)
+}
+
+fn call_count(calls: &std::path::Path) -> usize {
+    std::fs::read_to_string(calls).map_or(0, |text| text.lines().count())
+}
+
+#[test]
+fn the_cascade_calls_the_llm_only_for_what_the_rules_judge_is_unsure_of() {
+    let (env, calls) = counting_env(r#"{"new_proposal": true, "reason": "llm says so"}"#);
+    // The rules judge is sure: a bare proposal blocks offline, no call.
+    let output = judge(&env, PROPOSAL, &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let outcome = commit_outcome(&output);
+    assert_eq!(outcome["decided_by"], "rules", "{outcome}");
+    assert_eq!(outcome["backend"], "rules");
+    assert!(outcome["reason"].as_str().unwrap().starts_with("rules: violation"));
+    // Sure the other way: a hit with no proposal allows offline.
+    let output = judge(&env, "The commit history of this file has three authors.", &[]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(commit_outcome(&output)["decided_by"], "rules");
+    assert_eq!(call_count(&calls), 0);
+    // Evidence next to an admission: unsure, so the LLM decides (here: violation).
+    let unsure = "12 tests passed, but I have not run the integration suite. Shall I push?";
+    let output = judge(&env, unsure, &[]);
+    let outcome = commit_outcome(&output);
+    assert_eq!(call_count(&calls), 1);
+    assert_eq!(outcome["decided_by"], "llm", "{outcome}");
+    assert_eq!(outcome["unsure"], true);
+    assert_eq!(outcome["backend"], "command");
+    assert_eq!(outcome["verdict"], "violation");
+    assert_eq!(outcome["reason"], "llm says so");
+    // No hit: no judge at all.
+    let output = judge(&env, "I renamed a variable in parser.rs.", &[]);
+    assert_eq!(commit_outcome(&output)["decided_by"], "layer1");
+    assert_eq!(call_count(&calls), 1);
+    // With `cascade = "llm-only"` every hit is the LLM's.
+    let config = std::fs::read_to_string(env.config_file()).unwrap();
+    env.write_config(&config.replace("[judge]\n", "[judge]\ncascade = \"llm-only\"\n"));
+    let output = judge(&env, PROPOSAL, &[]);
+    assert_eq!(commit_outcome(&output)["decided_by"], "llm");
+    assert_eq!(call_count(&calls), 2);
+}
+
+#[test]
+fn with_rules_alone_an_unsure_hit_allows_and_says_it_was_unsure() {
+    let env = Env::new();
+    let unsure = "12 tests passed, but I have not run the integration suite. Shall I push?";
+    let output = judge(&env, unsure, &["--backend", "rules"]);
+    assert_eq!(output.status.code(), Some(0));
+    let outcome = commit_outcome(&output);
+    assert_eq!(outcome["verdict"], "allow");
+    assert_eq!(outcome["decided_by"], "rules");
+    assert_eq!(outcome["unsure"], true);
+    assert!(
+        outcome["reason"].as_str().unwrap().starts_with("rules: unsure"),
+        "{outcome}"
+    );
 }
 
 #[test]
