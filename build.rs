@@ -99,7 +99,11 @@ fn detectors() -> String {
             .into_iter()
             .flatten()
             .flat_map(|map| map.values().flatten());
-        let patterns = spec.triggers.iter().flatten().chain(spec.skips.iter().flatten());
+        let patterns = spec
+            .triggers
+            .iter()
+            .flatten()
+            .chain(spec.skips.iter().flatten());
         let mut seen = std::collections::BTreeSet::new();
         for pattern in patterns.chain(cues) {
             if !seen.insert(pattern) {

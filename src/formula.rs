@@ -225,9 +225,15 @@ mod tests {
         let fields = |a: Option<bool>, b: Option<bool>| {
             BTreeMap::from([("a".to_string(), a), ("b".to_string(), b)])
         };
-        assert_eq!(formula.eval_partial(&fields(Some(true), Some(false))), Some(true));
+        assert_eq!(
+            formula.eval_partial(&fields(Some(true), Some(false))),
+            Some(true)
+        );
         assert_eq!(formula.eval_partial(&fields(None, Some(true))), Some(false));
-        assert_eq!(formula.eval_partial(&fields(Some(false), None)), Some(false));
+        assert_eq!(
+            formula.eval_partial(&fields(Some(false), None)),
+            Some(false)
+        );
         assert_eq!(formula.eval_partial(&fields(Some(true), None)), None);
         assert_eq!(formula.eval_partial(&fields(None, Some(false))), None);
         let either = Formula::parse("a || b", &known()).unwrap();

@@ -110,7 +110,8 @@ pub fn continues_word(c: char) -> bool {
         return c.is_ascii_alphanumeric() || c == '_';
     }
     let code = u32::from(c);
-    let spaced = matches!(code, 0x00C0..=0x0DFF | 0x1E00..=0x1FFF | 0x2C60..=0x2C7F | 0xA720..=0xA7FF);
+    let spaced =
+        matches!(code, 0x00C0..=0x0DFF | 0x1E00..=0x1FFF | 0x2C60..=0x2C7F | 0xA720..=0xA7FF);
     let combining = matches!(code, 0x0300..=0x036F);
     combining || (spaced && c.is_alphanumeric())
 }
@@ -120,11 +121,11 @@ pub fn continues_word(c: char) -> bool {
 pub fn is_word_boundary(text: &[u8], at: usize) -> bool {
     let before = text
         .get(..at)
-        .and_then(|head| last_char(head))
+        .and_then(last_char)
         .is_some_and(continues_word);
     let after = text
         .get(at..)
-        .and_then(|tail| first_char(tail))
+        .and_then(first_char)
         .is_some_and(continues_word);
     before != after
 }
@@ -462,7 +463,10 @@ mod tests {
     fn unicode_letters_continue_words_but_cjk_and_thai_do_not() {
         let at = |text: &str, needle: &str, end: bool| {
             let start = text.find(needle).unwrap();
-            is_word_boundary(text.as_bytes(), if end { start + needle.len() } else { start })
+            is_word_boundary(
+                text.as_bytes(),
+                if end { start + needle.len() } else { start },
+            )
         };
         assert!(!at("Próximos pasos", "Pr", true));
         assert!(!at("Método", "todo", false));

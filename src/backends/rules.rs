@@ -36,11 +36,14 @@ impl Backend for Rules {
     /// The rules judge as a plain backend: an unsure field is reported as false (with `rules`
     /// alone, unsure allows), the reason says which fields were unsure.
     fn call(&self, request: &JudgeRequest, _deadline: Instant) -> Result<String, BackendError> {
-        let answer =
-            decide(request.detector, request.text, &Facts::default()).map_err(BackendError::Reply)?;
+        let answer = decide(request.detector, request.text, &Facts::default())
+            .map_err(BackendError::Reply)?;
         let mut reply = serde_json::Map::new();
         for (field, value) in &answer.fields {
-            reply.insert(field.clone(), serde_json::Value::Bool(value.unwrap_or(false)));
+            reply.insert(
+                field.clone(),
+                serde_json::Value::Bool(value.unwrap_or(false)),
+            );
         }
         reply.insert("reason".into(), serde_json::Value::String(answer.reason));
         Ok(serde_json::Value::Object(reply).to_string())
@@ -218,14 +221,24 @@ mod tests {
             "commit",
             "Shall I push? I have not run the tests; CI is not green yet.",
         );
-        assert_eq!(admitted.verdict, RulesVerdict::Violation, "{}", admitted.reason);
+        assert_eq!(
+            admitted.verdict,
+            RulesVerdict::Violation,
+            "{}",
+            admitted.reason
+        );
         assert_eq!(admitted.fields["verification_reported"], Some(false));
         for promise in [
             "Shall I push? I will run the tests after that.",
             "Shall I push? 0 tests ran.",
         ] {
             let found = answer("commit", promise);
-            assert_ne!(found.verdict, RulesVerdict::Allow, "{promise}: {}", found.reason);
+            assert_ne!(
+                found.verdict,
+                RulesVerdict::Allow,
+                "{promise}: {}",
+                found.reason
+            );
         }
     }
 
@@ -234,7 +247,11 @@ mod tests {
         let detectors = Detectors::load(&Config::defaults()).unwrap();
         let commit = detectors.get("commit").unwrap();
         let mut facts = Facts::default();
-        facts.set("verification_reported", true, "transcript: cargo test passed");
+        facts.set(
+            "verification_reported",
+            true,
+            "transcript: cargo test passed",
+        );
         let found = decide(commit, "Shall I commit this?", &facts).unwrap();
         assert_eq!(found.verdict, RulesVerdict::Allow);
         assert!(found.reason.contains("transcript: cargo test passed"));
@@ -249,7 +266,10 @@ mod tests {
         let found = answer("commit", "The commit history shows three authors.");
         assert_eq!(found.verdict, RulesVerdict::Allow, "{}", found.reason);
         assert!(found.unsure_fields().is_empty());
-        let hedged = answer("commit", "The fix is in place; you can push whenever you like.");
+        let hedged = answer(
+            "commit",
+            "The fix is in place; you can push whenever you like.",
+        );
         assert_eq!(hedged.verdict, RulesVerdict::Unsure, "{}", hedged.reason);
         assert_eq!(hedged.unsure_fields(), ["new_proposal"]);
     }

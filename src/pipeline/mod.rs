@@ -383,17 +383,10 @@ fn judge(
             _ => None,
         })
         .collect();
-    let needs_backend = prepared
-        .iter()
-        .flatten()
-        .any(|p| p.needs_backend(cascade));
+    let needs_backend = prepared.iter().flatten().any(|p| p.needs_backend(cascade));
     // The backend, when a hit needs it; with `rules` itself configured there is no LLM and
     // an unsure answer allows.
-    let backend = if needs_backend {
-        Some(backend())
-    } else {
-        None
-    };
+    let backend = if needs_backend { Some(backend()) } else { None };
     let llm = match &backend {
         Some(Ok(backend)) if backend.name() != "rules" => Some(Ok(backend.as_ref())),
         Some(Err(err)) => Some(Err(err.message.clone())),
@@ -647,7 +640,13 @@ mod tests {
         assert_eq!(judgement.verdict, Verdict::Violation);
         let commit = &judgement.detectors[0];
         assert_eq!(commit.decided_by, Some(DecidedBy::Rules));
-        assert!(commit.reason.as_deref().unwrap().starts_with("rules: violation"));
+        assert!(
+            commit
+                .reason
+                .as_deref()
+                .unwrap()
+                .starts_with("rules: violation")
+        );
         // Sure the other way: a hit without any proposal cue allows offline.
         let (judgement, calls) = run_with(
             Cascade::RulesFirst,
@@ -684,7 +683,13 @@ mod tests {
         assert_eq!(commit.verdict, Verdict::Allow);
         assert!(commit.unsure, "{:?}", commit.reason);
         assert_eq!(commit.decided_by, Some(DecidedBy::Rules));
-        assert!(commit.reason.as_deref().unwrap().starts_with("rules: unsure"));
+        assert!(
+            commit
+                .reason
+                .as_deref()
+                .unwrap()
+                .starts_with("rules: unsure")
+        );
     }
 
     #[test]

@@ -246,7 +246,7 @@ fn multibyte_text_is_never_cut_inside_a_character() {
     );
     for window in [64, 65, 66, 67, 70, 97] {
         env.write_config(&format!(
-            "[judge]\nbackend = \"command\"\n[judge.command]\nargv = [\"{}\"]\n[stop]\nwindow_bytes = {window}\n",
+            "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\n[judge.command]\nargv = [\"{}\"]\n[stop]\nwindow_bytes = {window}\n",
             judge.display()
         ));
         for text in [
@@ -307,7 +307,7 @@ fn stop_fails_open_visibly() {
     for (case, stdin, judge, panic) in cases {
         let config = match judge {
             Some(judge) => format!(
-                "[judge]\nbackend = \"command\"\ndeadline_ms = 800\n[judge.command]\nargv = [\"{}\"]\n",
+                "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\ndeadline_ms = 800\n[judge.command]\nargv = [\"{}\"]\n",
                 judge.display()
             ),
             None => "[judge]\nbackend = \"rules\"\n".to_string(),
@@ -351,7 +351,7 @@ fn pre_tool_fails_safe_per_host() {
     ] {
         let config = match judge {
             Some(judge) => format!(
-                "[judge]\nbackend = \"command\"\ndeadline_ms = 800\n[judge.command]\nargv = [\"{}\"]\n[pretool]\njudge = true\n",
+                "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\ndeadline_ms = 800\n[judge.command]\nargv = [\"{}\"]\n[pretool]\njudge = true\n",
                 judge.display()
             ),
             None => String::new(),

@@ -67,9 +67,18 @@ fn the_cascade_calls_the_llm_only_for_what_the_rules_judge_is_unsure_of() {
     let outcome = commit_outcome(&output);
     assert_eq!(outcome["decided_by"], "rules", "{outcome}");
     assert_eq!(outcome["backend"], "rules");
-    assert!(outcome["reason"].as_str().unwrap().starts_with("rules: violation"));
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("rules: violation")
+    );
     // Sure the other way: a hit with no proposal allows offline.
-    let output = judge(&env, "The commit history of this file has three authors.", &[]);
+    let output = judge(
+        &env,
+        "The commit history of this file has three authors.",
+        &[],
+    );
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(commit_outcome(&output)["decided_by"], "rules");
     assert_eq!(call_count(&calls), 0);
@@ -106,7 +115,10 @@ fn with_rules_alone_an_unsure_hit_allows_and_says_it_was_unsure() {
     assert_eq!(outcome["decided_by"], "rules");
     assert_eq!(outcome["unsure"], true);
     assert!(
-        outcome["reason"].as_str().unwrap().starts_with("rules: unsure"),
+        outcome["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("rules: unsure"),
         "{outcome}"
     );
 }
@@ -268,7 +280,8 @@ fn openai_backend_over_loopback_http() {
     let mut env = Env::new();
     env.set("TEST_OPENAI_KEY", "sk-test-123");
     env.write_config(&format!(
-        "[judge.openai]\nbase_url = \"{}/v1\"\nmodel = \"judge-mini\"\napi_key_env = \"TEST_OPENAI_KEY\"\n",
+        "[judge]\ncascade = \"llm-only\"\n\
+         [judge.openai]\nbase_url = \"{}/v1\"\nmodel = \"judge-mini\"\napi_key_env = \"TEST_OPENAI_KEY\"\n",
         stub.url
     ));
     let output = judge(&env, PROPOSAL, &["--backend", "openai"]);
@@ -320,7 +333,7 @@ fn http_backends_fail_on_5xx_slow_servers_and_missing_keys() {
         let mut env = Env::new();
         env.set("K", "key");
         env.write_config(&format!(
-            "[judge]\ndeadline_ms = 1000\n[judge.openai]\nbase_url = \"{0}/v1\"\napi_key_env = \"K\"\n\
+            "[judge]\ndeadline_ms = 1000\ncascade = \"llm-only\"\n[judge.openai]\nbase_url = \"{0}/v1\"\napi_key_env = \"K\"\n\
              [judge.anthropic]\nbase_url = \"{0}\"\napi_key_env = \"K\"\n",
             stub.url
         ));
@@ -337,6 +350,7 @@ fn http_backends_fail_on_5xx_slow_servers_and_missing_keys() {
         }
     }
     let env = Env::new();
+    env.write_config("[judge]\ncascade = \"llm-only\"\n");
     let output = judge(&env, PROPOSAL, &["--backend", "anthropic"]);
     let outcome = commit_outcome(&output);
     assert_eq!(outcome["verdict"], "fail");
@@ -359,7 +373,10 @@ fn anthropic_backend_forces_a_verdict_tool_call() {
     });
     let mut env = Env::new();
     env.set("ANTHROPIC_API_KEY", "sk-ant-test");
-    env.write_config(&format!("[judge.anthropic]\nbase_url = \"{}\"\n", stub.url));
+    env.write_config(&format!(
+        "[judge]\ncascade = \"llm-only\"\n[judge.anthropic]\nbase_url = \"{}\"\n",
+        stub.url
+    ));
     let output = judge(&env, PROPOSAL, &["--backend", "anthropic"]);
     let outcome = commit_outcome(&output);
     assert_eq!(outcome["verdict"], "allow", "{outcome}");
@@ -419,7 +436,8 @@ done
 echo '{"new_proposal": true, "verification_reported": false}' > "$out""#,
     );
     env.write_config(
-        "[judge.codex]\nmodel = \"gpt-judge\"\nargs = [\"-c\", \"model_provider=fake\"]\n",
+        "[judge]\ncascade = \"llm-only\"\n\
+         [judge.codex]\nmodel = \"gpt-judge\"\nargs = [\"-c\", \"model_provider=fake\"]\n",
     );
     let output = judge(&env, PROPOSAL, &["--backend", "codex"]);
     let outcome = commit_outcome(&output);
@@ -477,6 +495,7 @@ fn claude_backend_isolation_flags_and_prompt_first() {
         "claude",
         r#"echo '{"type":"result","is_error":false,"result":"","structured_output":{"new_proposal":true,"verification_reported":false}}'"#,
     );
+    env.write_config("[judge]\ncascade = \"llm-only\"\n");
     let output = judge(&env, PROPOSAL, &["--backend", "claude"]);
     let outcome = commit_outcome(&output);
     assert_eq!(outcome["verdict"], "violation", "{outcome}");
