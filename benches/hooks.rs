@@ -33,6 +33,10 @@ const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 const LAST_PROMPT: &str = "Please rename `cfg` to `config` in the parser and update the docs.";
 const LAST_ANSWER: &str = "I renamed `cfg` to `config` in src/parser.rs and in the two doc \
     pages that mention it. The change is mechanical; nothing else moved.";
+/// A last turn that hits built-in Stop detectors (commit, shallow-bugfix, bugfix-without-
+/// reproduction): what the default `rules` judge costs on a Layer 1 hit.
+const RULES_HIT_ANSWER: &str = "Fixed the crash in the CSV importer, it should work now. \
+    Shall I commit and push?";
 /// A last turn that hits one bench detector (for the judge cases).
 const HIT_ANSWER: &str = "I looked at the zebra crossing module and left it as it was.";
 
@@ -183,6 +187,25 @@ fn main() {
         "hook stop, 5 hits in parallel, judge sleeping 200 ms",
         &parallel[1],
         Some(("1 hit", parallel[0].median())),
+    ));
+
+    // --- A Layer 1 hit judged by the built-in rules judge (the default backend) ------------
+    let rules_hit = transcript(&data, "rules-hit", 0, RULES_HIT_ANSWER);
+    let rules_case = env.hook(
+        "stop",
+        &env.stop_payload(&rules_hit, RULES_HIT_ANSWER),
+        None,
+    );
+    let no_hit_case = env.hook("stop", &env.stop_payload(&tiny, LAST_ANSWER), None);
+    let rules = measure(&[&no_hit_case, &rules_case], rounds);
+    rows.push(Row::process(
+        "hook stop, Layer 1 hits, built-in `rules` judge",
+        &rules[1],
+        Some(("no hit", rules[0].median())),
+    ));
+    rows.push(Row::figure(
+        "rules judge on a hit: hit - no-hit hook",
+        rules[1].median().saturating_sub(rules[0].median()),
     ));
 
     // --- Library throughput ----------------------------------------------------------------
