@@ -202,7 +202,7 @@ mod tests {
     use crate::detectors::Detectors;
 
     fn answer(detector: &str, text: &str) -> RulesAnswer {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         decide(detectors.get(detector).unwrap(), text, &Facts::default()).unwrap()
     }
 
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn a_fact_settles_a_field_whatever_the_text_says() {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let commit = detectors.get("commit").unwrap();
         let mut facts = Facts::default();
         facts.set(

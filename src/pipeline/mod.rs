@@ -292,7 +292,14 @@ impl<'a> Pipeline<'a> {
         backend: impl FnOnce() -> Result<Box<dyn Backend>>,
         timeout: Duration,
     ) -> Result<Judgement> {
-        self.judge_with(text, window, self.cascade, &Facts::default(), backend, timeout)
+        self.judge_with(
+            text,
+            window,
+            self.cascade,
+            &Facts::default(),
+            backend,
+            timeout,
+        )
     }
 
     /// [`Pipeline::judge`] with an explicit cascade and facts about the turn that settle some
@@ -306,7 +313,15 @@ impl<'a> Pipeline<'a> {
         backend: impl FnOnce() -> Result<Box<dyn Backend>>,
         timeout: Duration,
     ) -> Result<Judgement> {
-        judge(&self.triggers, cascade, text, window, facts, backend, timeout)
+        judge(
+            &self.triggers,
+            cascade,
+            text,
+            window,
+            facts,
+            backend,
+            timeout,
+        )
     }
 }
 
@@ -671,7 +686,7 @@ mod tests {
 
     #[test]
     fn with_rules_alone_unsure_allows_and_says_so() {
-        let detectors = Detectors::load(&Config::defaults()).unwrap();
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let selected = detectors.select(Event::Stop, &[]).unwrap();
         let pipeline = Pipeline::new(selected).unwrap();
         let factory = || crate::backends::select(&Config::defaults(), Some("rules"));
