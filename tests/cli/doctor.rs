@@ -396,8 +396,9 @@ fn stop_hook(env: &Env, message: &str) {
 fn judge_failures_of_the_last_day_are_counted_by_cause() {
     let env = Env::new();
     let judge = env.script("broken-judge", "#!/bin/sh\ncat > /dev/null\nexit 3\n");
+    // llm-only: every hit reaches the broken judge (the rules judge would decide these).
     env.write_config(&format!(
-        "[judge]\nbackend = \"command\"\n[judge.command]\nargv = [\"{}\"]\n",
+        "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\n[judge.command]\nargv = [\"{}\"]\n",
         judge.display()
     ));
     install(&env, &[]);
