@@ -287,6 +287,8 @@ mod tests {
         let mut config = rules_config();
         // A backend that cannot be built fails every Layer 1 hit with that reason.
         config.judge.backend = crate::config::BackendName::Command;
+        // Every hit to the backend: the rules judge would otherwise decide this one offline.
+        config.judge.cascade = crate::pipeline::Cascade::LlmOnly;
         let Judged::Decided(decision) = judged(UNVERIFIED, &config) else {
             panic!("a failed judge is not a violation");
         };
