@@ -5,6 +5,7 @@
 
 pub mod backends;
 pub mod cli;
+pub mod codex_trust;
 pub mod commands;
 pub mod config;
 pub mod detectors;
@@ -17,6 +18,7 @@ pub mod gate;
 pub mod guard;
 pub mod hook;
 pub mod hosts;
+pub mod json_span;
 pub mod launch;
 pub mod literals;
 pub mod log;
