@@ -26,7 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add agentguard''s hooks to Claude Code or Codex settings')
-            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Hook entry points, called by the agent host')
             [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Run the detectors on a text (file or stdin)')
             [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Replace secrets in a text with [REDACTED:<kind>]')
@@ -59,6 +59,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the change as a unified diff and write nothing')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--purge', '--purge', [CompletionResultType]::ParameterName, 'Also remove agentguard''s own files: its config, state (loop guard, trust store), decision logs and the settings backups it wrote; lists them first and asks unless --yes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -302,7 +303,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
         }
         'agentguard;help' {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add agentguard''s hooks to Claude Code or Codex settings')
-            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Hook entry points, called by the agent host')
             [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Run the detectors on a text (file or stdin)')
             [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Replace secrets in a text with [REDACTED:<kind>]')

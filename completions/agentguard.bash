@@ -1269,7 +1269,7 @@ _agentguard() {
             return 0
             ;;
         agentguard__subcmd__uninstall)
-            opts="-y -h --host --scope --events --dry-run --yes --project-dir --help"
+            opts="-y -h --host --scope --events --dry-run --yes --project-dir --purge --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,7 +23,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand install 'Add agentguard''s hooks to Claude Code or Codex settings'
-            cand uninstall 'Remove agentguard''s hooks, and nothing else'
+            cand uninstall 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)'
             cand hook 'Hook entry points, called by the agent host'
             cand judge 'Run the detectors on a text (file or stdin)'
             cand redact 'Replace secrets in a text with [REDACTED:<kind>]'
@@ -54,6 +54,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand --dry-run 'Print the change as a unified diff and write nothing'
             cand -y 'Do not ask for confirmation'
             cand --yes 'Do not ask for confirmation'
+            cand --purge 'Also remove agentguard''s own files: its config, state (loop guard, trust store), decision logs and the settings backups it wrote; lists them first and asks unless --yes'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -257,7 +258,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
         }
         &'agentguard;help'= {
             cand install 'Add agentguard''s hooks to Claude Code or Codex settings'
-            cand uninstall 'Remove agentguard''s hooks, and nothing else'
+            cand uninstall 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)'
             cand hook 'Hook entry points, called by the agent host'
             cand judge 'Run the detectors on a text (file or stdin)'
             cand redact 'Replace secrets in a text with [REDACTED:<kind>]'

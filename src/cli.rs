@@ -17,7 +17,7 @@ pub use crate::launch::AgentCli;
         words for unverified commit/push/deploy proposals, session splitting, deferred scope and \
         fixes without a root cause or reproduction. At every PreToolUse, read-only roles are \
         enforced and dangerous commands are gated.\n\n\
-        Exit codes: 0 ok, 1 found (violation, secret, unhealthy), 2 usage or configuration error."
+        Exit codes: 0 ok, 1 found (violation, secret, unhealthy), 2 usage or configuration error, 3 judge could not judge."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -49,8 +49,8 @@ impl Cli {
 pub enum Command {
     /// Add agentguard's hooks to Claude Code or Codex settings
     Install(InstallArgs),
-    /// Remove agentguard's hooks, and nothing else
-    Uninstall(InstallArgs),
+    /// Remove agentguard's hooks, and nothing else (--purge: also agentguard's own files)
+    Uninstall(UninstallArgs),
     /// Hook entry points, called by the agent host
     #[command(subcommand)]
     Hook(HookCommand),
@@ -98,6 +98,16 @@ pub struct InstallArgs {
     /// Project directory for the project and local scopes (default: current directory)
     #[arg(long)]
     pub project_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub target: InstallArgs,
+    /// Also remove agentguard's own files: its config, state (loop guard, trust store),
+    /// decision logs and the settings backups it wrote; lists them first and asks unless --yes
+    #[arg(long)]
+    pub purge: bool,
 }
 
 #[derive(Debug, Subcommand)]

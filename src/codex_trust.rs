@@ -138,10 +138,7 @@ pub fn our_hooks(
     };
     let mut found = Vec::new();
     for event in [HookEvent::PreTool, HookEvent::SubagentStop, HookEvent::Stop] {
-        let Some(groups) = hooks
-            .get(hosts::event_key(event))
-            .and_then(Value::as_array)
-        else {
+        let Some(groups) = hooks.get(hosts::event_key(event)).and_then(Value::as_array) else {
             continue;
         };
         for (g, group) in groups.iter().enumerate() {

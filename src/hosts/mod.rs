@@ -138,10 +138,8 @@ pub fn after_install_note(host: Host, scope: Scope) -> String {
             "Claude Code reads hooks when a session starts: restart running sessions (or review \
              the hooks in /hooks).\n"
         }
-        Host::Codex => {
-            "Codex runs new or changed hooks only after you trust them: start Codex and open \
-             /hooks to review and trust agentguard's hooks.\n"
-        }
+        // Whether Codex trusts them is said by install itself, from the trust entries.
+        Host::Codex => "",
     });
     if host == Host::Codex && scope == Scope::Project {
         note.push_str("Codex loads a project's hooks only once you trust the project.\n");
