@@ -29,3 +29,57 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
         cut
     }
 }
+
+/// Where `bytes` stop being text: the offset of the first NUL byte or invalid UTF-8 sequence
+/// (a truncated character at the very end counts too). None for text.
+pub fn binary_offset(bytes: &[u8]) -> Option<usize> {
+    let nul = memchr::memchr(0, bytes);
+    let invalid = std::str::from_utf8(bytes).err().map(|e| e.valid_up_to());
+    match (nul, invalid) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// [`binary_offset`] for the first part of a longer input: a character cut at its end is not
+/// binary (the rest of it follows).
+pub fn binary_offset_in_prefix(bytes: &[u8]) -> Option<usize> {
+    let nul = memchr::memchr(0, bytes);
+    let invalid = std::str::from_utf8(bytes)
+        .err()
+        .filter(|e| e.error_len().is_some())
+        .map(|e| e.valid_up_to());
+    match (nul, invalid) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A command that reads stdin says so on stderr when stdin is a terminal: otherwise it looks
+/// hung while it waits for input that never comes.
+pub fn say_when_stdin_is_a_terminal(command: &str) {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        eprintln!(
+            "agentguard {command}: reading the text from stdin (type or paste it, then Ctrl-D; \
+             or pass a FILE)"
+        );
+    }
+}
+
+#[cfg(test)]
+mod binary_tests {
+    use super::binary_offset;
+
+    #[test]
+    fn binary_is_a_nul_or_invalid_utf8() {
+        assert_eq!(binary_offset("grüße".as_bytes()), None);
+        assert_eq!(binary_offset(b"ab\0cd"), Some(2));
+        assert_eq!(binary_offset(b"abc\xff\0"), Some(3));
+        assert_eq!(binary_offset(b""), None);
+        let cut = &"ab€".as_bytes()[..3];
+        assert_eq!(binary_offset(cut), Some(2));
+        assert_eq!(super::binary_offset_in_prefix(cut), None);
+        assert_eq!(super::binary_offset_in_prefix(b"a\xffb"), Some(1));
+    }
+}

@@ -41,10 +41,10 @@ pub fn run(args: JudgeArgs) -> Result<u8> {
     } else {
         write!(std::io::stdout(), "{}", to_table(&judgement))?;
     }
-    Ok(if judgement.verdict == Verdict::Violation {
-        exit::FOUND
-    } else {
-        exit::OK
+    Ok(match judgement.verdict {
+        Verdict::Violation => exit::FOUND,
+        Verdict::Fail => exit::UNJUDGED,
+        Verdict::Allow => exit::OK,
     })
 }
 
@@ -138,13 +138,24 @@ fn read_text(file: Option<&std::path::Path>) -> Result<String> {
                 .map_err(|err| Error::io_at("read", path, err))?;
         }
         None => {
+            crate::text::say_when_stdin_is_a_terminal("judge");
             std::io::stdin()
                 .lock()
                 .take(MAX_TEXT_BYTES)
                 .read_to_end(&mut bytes)?;
         }
     }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    let name = file
+        .filter(|f| f.as_os_str() != "-")
+        .map_or("stdin".to_string(), |f| f.display().to_string());
+    if let Some(offset) = crate::text::binary_offset(&bytes) {
+        return Err(Error::usage(format!(
+            "{name} is binary, not text (a NUL byte or invalid UTF-8 at byte {offset}); judge \
+             reads an agent's message"
+        ))
+        .with_hint("give the text itself (a transcript's message, a .txt or .md file)"));
+    }
+    Ok(String::from_utf8(bytes).expect("binary_offset found no invalid UTF-8"))
 }
 
 /// The documented, stable `--json` shape (README, "agentguard judge --json").

@@ -21,16 +21,30 @@ pub fn run(args: LaunchArgs) -> Result<u8> {
             .with_hint("--print gives one shell line, --json the argv, env and notes"));
     }
     let name = launch::program(args.cli);
-    let path = crate::backends::find_in_path(name).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Unavailable,
-            format!("`{name}` was not found on PATH"),
-        )
-        .with_hint(format!(
-            "install {name}, or put the directory holding it on PATH"
-        ))
-    })?;
-    let help = read_help(&path)?;
+    let found = crate::backends::find_in_path(name);
+    let help = match &found {
+        Some(path) => read_help(path)?,
+        None if args.print || args.json => {
+            // Only printing: show the command for the pinned version, and say it is unchecked.
+            let (version, help) = launch::pinned_help(args.cli);
+            eprintln!(
+                "agentguard: note: `{name}` is not on PATH, so its flags could not be checked \
+                 against its --help; this is the command for {name} {version} (the version \
+                 agentguard was tested with); check it against your {name} before you run it"
+            );
+            help.to_string()
+        }
+        None => {
+            return Err(Error::new(
+                ErrorKind::Unavailable,
+                format!("`{name}` was not found on PATH"),
+            )
+            .with_hint(format!(
+                "install {name}, or put the directory holding it on PATH (--print shows the \
+                 command without it)"
+            )));
+        }
+    };
     let launch = launch::plan(args.cli, &args.args, &help, |var| std::env::var(var).ok())?;
     for note in &launch.notes {
         eprintln!("agentguard: note: {note}");
@@ -39,7 +53,7 @@ pub fn run(args: LaunchArgs) -> Result<u8> {
         print_json(&launch)?;
     } else if args.print {
         print_shell(&launch)?;
-    } else {
+    } else if let Some(path) = found {
         // exec only returns on failure.
         let err = Command::new(&path)
             .arg0(name)

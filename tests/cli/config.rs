@@ -211,3 +211,38 @@ fn user_detectors_override_disable_and_add() {
         stderr(&output)
     );
 }
+
+#[test]
+fn setting_a_backend_whose_cli_is_missing_warns_and_keeps_it() {
+    let env = Env::new();
+    let output = env
+        .cmd()
+        .args(["config", "set", "judge.backend", "codex"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("judge.backend `codex` cannot judge here: `codex` not found on PATH"),
+        "{warning}"
+    );
+    assert!(warning.contains("The setting is kept"), "{warning}");
+    let get = env
+        .cmd()
+        .args(["config", "get", "judge.backend"])
+        .output()
+        .unwrap();
+    assert!(stdout(&get).contains("codex"), "{}", stdout(&get));
+
+    // Present on PATH: no warning. So is a backend that needs nothing.
+    env.script("codex", "#!/bin/sh\nexit 0\n");
+    for backend in ["codex", "rules"] {
+        let output = env
+            .cmd()
+            .args(["config", "set", "judge.backend", backend])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        assert!(stderr(&output).is_empty(), "{backend}: {}", stderr(&output));
+    }
+}

@@ -121,6 +121,7 @@ fn git(env: &Env, args: &[&str]) -> String {
         .args(args)
         .env_clear()
         .env("HOME", env.home())
+        .env("TMPDIR", env.tmp())
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .current_dir(env.project())
         .output()
@@ -729,7 +730,7 @@ fn codex_judge_verdicts_failures_and_no_process_left_behind() {
     fake.set_mode(OpenAiMode::ServerError(500));
     let calls = fake.model_requests().len();
     let (out, report) = codex_judge(&env, &fake, &codex, 15000);
-    assert_eq!(out.code, Some(0), "fail-open: {}", out.output());
+    assert_eq!(out.code, Some(3), "could not judge: {}", out.output());
     assert_eq!(report["verdict"], "fail", "{report}");
     assert_eq!(report["detectors"][0]["error_cause"], "exit", "{report}");
     assert_eq!(fake.model_requests().len(), calls + 1, "one call, no retry");
@@ -739,7 +740,7 @@ fn codex_judge_verdicts_failures_and_no_process_left_behind() {
     fake.set_mode(OpenAiMode::Slow(Duration::from_secs(90), ALLOWED.into()));
     let calls = fake.model_requests().len();
     let (out, report) = codex_judge(&env, &fake, &codex, 5000);
-    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert_eq!(out.code, Some(3), "could not judge: {}", out.output());
     assert_eq!(report["verdict"], "fail", "{report}");
     assert_eq!(report["detectors"][0]["error_cause"], "timeout", "{report}");
     assert!(
@@ -747,4 +748,63 @@ fn codex_judge_verdicts_failures_and_no_process_left_behind() {
         "codex reached the fake"
     );
     assert_no_process_left(&env.home());
+}
+
+// --- 7. a settings file with comments: what the real Claude Code does with it -----------------
+
+/// Evidence for refusing `//` comments: the pinned Claude Code (2.1.332) ignores a settings
+/// file that holds one (its Stop hook does not run), while the same file without the comment
+/// runs it. So agentguard refuses to add hooks there, and says why.
+#[test]
+fn claude_ignores_a_settings_file_with_comments_so_install_refuses_it() {
+    let Some(cli_dir) = support::agent_cli_dir("claude") else {
+        return;
+    };
+    let mut env = Env::new();
+    env.path_prefix.push(cli_dir.clone());
+    let fake = FakeAnthropic::start();
+    for (key, value) in fake.claude_env() {
+        env.set(&key, value);
+    }
+    let marker = env.dir.path().join("stop-hook-ran");
+    let hook = format!(
+        "\"hooks\": {{\"Stop\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"touch {}\"}}]}}]}}",
+        marker.display()
+    );
+    let settings = env.project().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let claude = cli_dir.join("claude");
+
+    std::fs::write(
+        &settings,
+        format!("{{\n  // the team's hooks\n  {hook}\n}}\n"),
+    )
+    .unwrap();
+    let out = run(isolated(&env, &claude, &["-p", "ZZCOMMENT-1 hello"]));
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(
+        !marker.exists(),
+        "Claude Code ran a hook from a settings file with a comment"
+    );
+    let refused = run(agentguard(
+        &env,
+        &["install", "--scope", "project", "--yes"],
+    ));
+    assert_eq!(refused.code, Some(2), "{}", refused.output());
+    assert!(
+        refused
+            .stderr
+            .contains("settings.json:2:3: invalid JSON: a comment")
+            && refused.stderr.contains("ignores a file with comments"),
+        "{}",
+        refused.output()
+    );
+
+    std::fs::write(&settings, format!("{{\n  {hook}\n}}\n")).unwrap();
+    let out = run(isolated(&env, &claude, &["-p", "ZZCOMMENT-2 hello"]));
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(
+        marker.exists(),
+        "the control run, without the comment, runs the hook"
+    );
 }
