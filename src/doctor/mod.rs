@@ -8,6 +8,7 @@
 mod agent_cli;
 mod backend;
 mod config;
+mod hook_trust;
 mod log;
 mod probe;
 mod settings;
@@ -17,6 +18,7 @@ mod tests;
 pub use agent_cli::*;
 pub use backend::*;
 pub use config::*;
+pub use hook_trust::*;
 pub use log::*;
 pub use probe::*;
 pub use settings::*;
@@ -39,6 +41,8 @@ pub enum CheckId {
     HooksInstalled,
     /// `cli.<host>`: the host's CLI, used as a judge backend.
     Cli(Host),
+    /// `codex.trust`: whether Codex runs agentguard's Codex hooks (only when installed).
+    CodexTrust,
     Probe,
     LogDir,
     LogJudgeFailures,
@@ -61,6 +65,7 @@ impl CheckId {
         all.push(CheckId::HooksInstalled);
         all.extend(Host::ALL.map(CheckId::Cli));
         all.extend([
+            CheckId::CodexTrust,
             CheckId::Probe,
             CheckId::LogDir,
             CheckId::LogJudgeFailures,
@@ -85,6 +90,7 @@ impl std::fmt::Display for CheckId {
             }
             CheckId::HooksInstalled => "hooks.installed",
             CheckId::Cli(host) => return write!(f, "cli.{}", host.name()),
+            CheckId::CodexTrust => "codex.trust",
             CheckId::Probe => "probe",
             CheckId::LogDir => "log.dir",
             CheckId::LogJudgeFailures => "log.judge_failures",

@@ -107,7 +107,15 @@ pub struct SettingsFile {
     pub path: PathBuf,
     pub format: Format,
     /// None: the file does not exist. Err: it could not be read.
-    pub text: Option<Result<String, String>>,
+    pub text: Option<Result<String, ReadError>>,
+}
+
+/// Why a file could not be read, and the fix for that cause (a directory where the file
+/// should be is not a permission problem).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    pub message: String,
+    pub fix: String,
 }
 
 /// One settings scope (`settings.<host>.<scope>`).
@@ -189,8 +197,8 @@ pub fn check_settings_scope(
                 return (
                     Check::fail(
                         id,
-                        format!("{label}: cannot read {path}: {err}"),
-                        format!("make {path} readable (chmod u+r)"),
+                        format!("{label}: cannot read {path}: {}", err.message),
+                        err.fix.clone(),
                     ),
                     events,
                 );

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod codex;
+
 use crate::fake_api::{FakeAnthropic, FakeOpenAi, OpenAiMode, Request, Turn};
 use crate::support::{self, Env, Outcome};
 
