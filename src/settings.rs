@@ -296,6 +296,11 @@ mod json {
             // them again gives back `{}`).
             style.indent = Some("  ".into());
         }
+        // A one-line container of the user's (`"Stop": [{...}]` in an expanded file) gets its
+        // new item on that line too.
+        if !is_empty && !text[container.start..container.end].contains('\n') {
+            style.indent = None;
+        }
         let spaced = text[container.start..container.end].contains(": ")
             || text[container.start..container.end].contains(", ")
             || text.contains(": ")
@@ -319,7 +324,13 @@ mod json {
             Some((after, sibling_start, colon_span)) => {
                 // The whitespace between the sibling and the `{`, `[` or `,` before it.
                 let before = &text[..sibling_start];
-                let gap = &before[before.trim_end().len()..];
+                let mut gap = &before[before.trim_end().len()..];
+                let only_child = container.members().is_some_and(|m| m.len() == 1)
+                    || container.elements().is_some_and(|e| e.len() == 1);
+                if only_child && style.indent.is_none() && spaced {
+                    // `[{...}]`: the space after a comma cannot be read off the bracket.
+                    gap = " ";
+                }
                 let colon = colon_span
                     .map(|(key_end, value_start)| &text[key_end..value_start])
                     .unwrap_or(if spaced { ": " } else { ":" });
@@ -967,6 +978,23 @@ mod tests {
             ),
             "{}",
             installed.text
+        );
+    }
+
+    #[test]
+    fn a_one_line_array_in_an_expanded_file_gets_its_new_entry_on_that_line() {
+        let text = "{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}]\n  }\n}\n";
+        let installed = install(Format::Json, text, &specs(Host::Claude)[..1]).unwrap();
+        let stop_line = installed.text.lines().nth(2).unwrap();
+        assert!(
+            stop_line.starts_with("    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}, {\"hooks\": [{\"type\": \"command\", \"command\": ")
+                && stop_line.ends_with("\"timeout\": 60}]}]"),
+            "{}",
+            installed.text
+        );
+        assert_eq!(
+            uninstall(Format::Json, &installed.text, &ALL).unwrap().text,
+            text
         );
     }
 
