@@ -3,6 +3,8 @@
 //! - `builtin_detectors.rs`: the built-in detectors as `DetectorSpec` values, and the literal
 //!   gate of every built-in trigger (see `src/gate.rs`);
 //! - `builtin_redaction.rs`: the built-in redaction rule table as a `RulesFile` value;
+//! - `evidence-runners.json`, `evidence-claims.json`: `assets/evidence/*.toml` as JSON, every
+//!   pattern checked;
 //! - `default-config-data.toml`: the default config without its comments (cheaper to parse),
 //!   and `default-config.json`, the same as JSON (cheaper still, for the defaults alone).
 //!
@@ -12,6 +14,9 @@
 #[allow(dead_code)]
 #[path = "src/detectors/spec.rs"]
 mod detector_spec;
+#[allow(dead_code)]
+#[path = "src/evidence/spec.rs"]
+mod evidence_spec;
 #[allow(dead_code)]
 #[path = "src/gate.rs"]
 mod gate;
@@ -36,12 +41,16 @@ const DETECTORS: &[&str] = &[
     "scope-change",
     "shallow-bugfix",
     "bugfix-without-reproduction",
+    "unbacked-claim",
     "destructive",
 ];
 
 fn main() {
     println!("cargo::rerun-if-changed=assets/detectors");
     println!("cargo::rerun-if-changed=assets/redact/rules.toml");
+    println!("cargo::rerun-if-changed=assets/evidence/runners.toml");
+    println!("cargo::rerun-if-changed=assets/evidence/claims.toml");
+    println!("cargo::rerun-if-changed=src/evidence/spec.rs");
     println!("cargo::rerun-if-changed=assets/default-config.toml");
     println!("cargo::rerun-if-changed=src/detectors/spec.rs");
     println!("cargo::rerun-if-changed=src/redact/spec.rs");
@@ -52,6 +61,8 @@ fn main() {
     write(&out.join("builtin_detectors.rs"), &detectors());
     write(&out.join("builtin_redaction.rs"), &redaction());
     write(&out.join("builtin_programs.rs"), &programs());
+    write(&out.join("evidence-runners.json"), &evidence_runners());
+    write(&out.join("evidence-claims.json"), &evidence_claims());
     let default_config = read("assets/default-config.toml");
     write(
         &out.join("default-config-data.toml"),
@@ -285,6 +296,7 @@ fn detector(spec: &DetectorSpec) -> String {
         enabled,
         description,
         events,
+        judge,
         triggers,
         skips,
         fields,
@@ -295,7 +307,7 @@ fn detector(spec: &DetectorSpec) -> String {
     } = spec;
     format!(
         "DetectorSpec {{ name: {}, enabled: {enabled:?}, description: {}, events: {}, \
-         triggers: {}, skips: {}, fields: {}, block_when: {}, prompt: {}, feedback: {}, \
+         judge: {}, triggers: {}, skips: {}, fields: {}, block_when: {}, prompt: {}, feedback: {}, \
          rules: {} }}",
         owned(name),
         option(description.as_deref().map(owned)),
@@ -309,6 +321,7 @@ fn detector(spec: &DetectorSpec) -> String {
                 .collect();
             format!("vec![{}]", events.join(", "))
         })),
+        option(judge.map(|judge| format!("JudgeBy::{judge:?}"))),
         option(triggers.as_deref().map(strings)),
         option(skips.as_deref().map(strings)),
         option(fields.as_deref().map(strings)),
@@ -352,6 +365,43 @@ fn needles(gate: Option<Vec<Vec<gate::Needle>>>) -> String {
             .collect();
         format!("&[{}]", clauses.join(", "))
     }))
+}
+
+/// The runner table as JSON (parsed only when a stop needs the turn's evidence), after checking
+/// that it fits the schema and that every pattern parses.
+fn evidence_runners() -> String {
+    let path = "assets/evidence/runners.toml";
+    let table: evidence_spec::RunnerTable =
+        toml_edit::de::from_str(&read(path)).unwrap_or_else(|err| panic!("{path}: {err}"));
+    let patterns = table
+        .runners
+        .iter()
+        .map(|r| (&r.name, &r.command))
+        .chain(table.summaries.iter().map(|s| (&s.name, &s.pattern)));
+    for (name, pattern) in patterns {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .unwrap_or_else(|err| panic!("{path}: `{name}`: invalid pattern: {err}"));
+    }
+    for pattern in table.not_run.iter().chain(&table.pending) {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .unwrap_or_else(|err| panic!("{path}: invalid pattern `{pattern}`: {err}"));
+    }
+    serde_json::to_string(&table).expect("the runner table serializes")
+}
+
+/// The claim-reading table as JSON, every pattern checked.
+fn evidence_claims() -> String {
+    let path = "assets/evidence/claims.toml";
+    let table: evidence_spec::ClaimsTable =
+        toml_edit::de::from_str(&read(path)).unwrap_or_else(|err| panic!("{path}: {err}"));
+    for pattern in std::iter::once(&table.clause_break).chain(&table.not_asserted) {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .unwrap_or_else(|err| panic!("{path}: invalid pattern `{pattern}`: {err}"));
+    }
+    serde_json::to_string(&table).expect("the claims table serializes")
 }
 
 fn redaction() -> String {

@@ -127,8 +127,13 @@ pub struct HookArgs {
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
-    /// Text to judge; `-` or nothing reads stdin
+    /// Text to judge; `-` or nothing reads stdin. With --transcript: the final message (the
+    /// Stop hook's `last_assistant_message`), optional
     pub file: Option<PathBuf>,
+    /// Judge a stop as the hook would: the current turn's text and tool calls from this
+    /// Claude Code transcript or Codex rollout
+    #[arg(long, value_name = "JSONL", conflicts_with = "eval")]
+    pub transcript: Option<PathBuf>,
     /// Only run this detector (repeatable)
     #[arg(long = "detector", short = 'd')]
     pub detectors: Vec<String>,

@@ -12,6 +12,7 @@ pub mod detectors;
 pub mod doctor;
 pub mod error;
 pub mod eval;
+pub mod evidence;
 pub mod formula;
 pub mod fsutil;
 pub mod gate;

@@ -26,6 +26,9 @@ pub struct JudgeRequest<'a> {
     pub text: &'a str,
     /// JSON schema of the expected reply.
     pub schema: &'a serde_json::Value,
+    /// The turn's tool calls, when the transcript was read (the offline judge takes them over
+    /// the words; an LLM judge already has their summary in `prompt`).
+    pub evidence: Option<&'a crate::evidence::Evidence>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

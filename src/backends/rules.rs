@@ -26,10 +26,20 @@ impl Backend for Rules {
                 .iter()
                 .find(|(name, _)| name == field)
                 .and_then(|(_, cues)| cues.iter().find_map(|cue| cue.find(request.text)));
+            let mut value = cue.is_some();
             if let Some(found) = cue {
                 matched.push(format!("{field} (\"{}\")", clip(found.as_str())));
             }
-            reply.insert(field.clone(), serde_json::Value::Bool(cue.is_some()));
+            // What the turn did outweighs what the message says.
+            if let Some(from_evidence) = request.evidence.and_then(|e| e.field(field))
+                && from_evidence != value
+            {
+                matched.push(format!(
+                    "{field} = {from_evidence} from the turn's tool calls"
+                ));
+                value = from_evidence;
+            }
+            reply.insert(field.clone(), serde_json::Value::Bool(value));
         }
         let reason = if matched.is_empty() {
             "rules: no cue matched".to_string()

@@ -143,7 +143,20 @@ fn stop(
         StopText::Nothing(decision) => return (record, decision),
     };
     record.store_text(&text, config.log.store_text);
-    let violation = match guard::stop::judge(&text, &Judge::from_config(config, None), detectors) {
+    // The turn's tool calls, read only if a detector hits.
+    let evidence = crate::evidence::Lazy::new(|| {
+        crate::evidence::from_transcript(input.judged_transcript()?, last_message)
+    });
+    let judged = guard::stop::judge(
+        &text,
+        &Judge::from_config(config, None),
+        detectors,
+        &evidence,
+    );
+    record.evidence = evidence
+        .loaded()
+        .map(crate::evidence::Evidence::log_summary);
+    let violation = match judged {
         Judged::Decided(decision) => return (record, decision),
         Judged::Violation(violation) => violation,
     };

@@ -22,7 +22,7 @@ use regex_automata::{Input, MatchKind, PatternSet, meta};
 use crate::error::{Error, Result};
 use crate::formula::Formula;
 use crate::literals::{Literal, LiteralIndex};
-pub use spec::{DetectorSpec, Event};
+pub use spec::{DetectorSpec, Event, JudgeBy};
 
 include!(concat!(env!("OUT_DIR"), "/builtin_detectors.rs"));
 
@@ -72,6 +72,8 @@ pub struct Detector {
     pub name: String,
     pub description: String,
     pub events: Vec<Event>,
+    /// Who decides the fields after a Layer 1 hit.
+    pub judge: JudgeBy,
     pub triggers: Vec<String>,
     pub skips: Vec<String>,
     pub fields: Vec<String>,
@@ -135,15 +137,23 @@ impl Detector {
             })
             .collect();
         let trigger_regexes = triggers.iter().map(|_| OnceLock::new()).collect();
+        let judge = spec.judge.unwrap_or(JudgeBy::Backend);
+        // An evidence-judged detector asks no model: it needs no prompt.
+        let prompt = match (spec.prompt, judge) {
+            (Some(prompt), _) => prompt,
+            (None, JudgeBy::Evidence) => String::new(),
+            (None, JudgeBy::Backend) => return Err(missing("prompt")),
+        };
         Ok(Detector {
             description: spec.description.unwrap_or_default(),
             events: spec.events.unwrap_or_else(|| vec![Event::Stop]),
+            judge,
             triggers,
             skips: spec.skips.unwrap_or_default(),
             fields,
             block_when,
             formula,
-            prompt: spec.prompt.ok_or_else(|| missing("prompt"))?,
+            prompt,
             feedback: spec::reflowed(spec.feedback.ok_or_else(|| missing("feedback"))?),
             rules,
             gates,
@@ -488,6 +498,7 @@ mod tests {
                 "scope-change",
                 "shallow-bugfix",
                 "bugfix-without-reproduction",
+                "unbacked-claim",
                 "destructive"
             ]
         );
@@ -496,7 +507,7 @@ mod tests {
             detector.compiled().unwrap();
         }
         let stop = detectors.select(Event::Stop, &[]).unwrap();
-        assert_eq!(stop.len(), 5);
+        assert_eq!(stop.len(), 6);
         TriggerSet::new(&stop).unwrap();
     }
 

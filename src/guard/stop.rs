@@ -1,9 +1,10 @@
 //! The Stop decision: which text is judged, what the judge found, and whether the loop guard
 //! lets a violation block.
 
-use crate::detectors::{Detectors, Event};
+use crate::detectors::{Detector, Detectors, Event, JudgeBy};
+use crate::evidence::Lazy;
 use crate::loopguard::{Guard, LoopGuard};
-use crate::pipeline::{Judge, Judgement, Pipeline, Verdict};
+use crate::pipeline::{Judge, Judgement, Outcome, Pipeline, Verdict};
 
 use super::{Action, Decision};
 
@@ -52,14 +53,16 @@ pub struct Violation {
     reason: String,
 }
 
-/// Runs the Stop detectors over `text` with `judge` (`Judge::from_config`).
-pub fn judge(text: &str, judge: &Judge, detectors: &Detectors) -> Judged {
+/// Runs the Stop detectors over `text` and the turn's `evidence` (read only if a detector hits)
+/// with `judge` (`Judge::from_config`).
+pub fn judge(text: &str, judge: &Judge, detectors: &Detectors, evidence: &Lazy) -> Judged {
     let selected = match detectors.select(Event::Stop, &[]) {
         Ok(selected) => selected,
         Err(err) => return Judged::Decided(Decision::failed_open(err.message)),
     };
     let detectors_run: Vec<String> = selected.iter().map(|d| d.name.clone()).collect();
-    let judged = Pipeline::new(selected).and_then(|pipeline| judge.judge(&pipeline, text));
+    let judged = Pipeline::new(selected)
+        .and_then(|pipeline| judge.judge_with_evidence(&pipeline, text, evidence));
     let judgement = match judged {
         Ok(judgement) => judgement,
         Err(err) => {
@@ -112,7 +115,7 @@ pub fn judge(text: &str, judge: &Judge, detectors: &Detectors) -> Judged {
         .map(|o| {
             detectors
                 .get(&o.detector)
-                .map(|d| d.feedback.trim().to_string())
+                .map(|d| feedback(d, o))
                 .unwrap_or_else(|| format!("agentguard: `{}` found a problem.", o.detector))
         })
         .collect::<Vec<_>>()
@@ -127,6 +130,18 @@ pub fn judge(text: &str, judge: &Judge, detectors: &Detectors) -> Judged {
         findings,
         reason,
     })
+}
+
+/// What the agent is told for one violation: the detector's feedback, and for a detector judged
+/// by the turn's evidence what the evidence showed (plain words, redacted, no rubric).
+fn feedback(detector: &Detector, outcome: &Outcome) -> String {
+    let mut text = detector.feedback.trim().to_string();
+    if detector.judge == JudgeBy::Evidence
+        && let Some(reason) = &outcome.reason
+    {
+        text.push_str(&format!("\n\nWhat the turn shows: {reason}."));
+    }
+    text
 }
 
 impl Violation {
@@ -169,7 +184,12 @@ mod tests {
 
     fn judged(text: &str, config: &Config) -> Judged {
         let detectors = Detectors::load(&config.detectors).unwrap();
-        judge(text, &Judge::from_config(config, None), &detectors)
+        judge(
+            text,
+            &Judge::from_config(config, None),
+            &detectors,
+            &Lazy::none(),
+        )
     }
 
     const UNVERIFIED: &str = "I updated the parser. Shall I commit and push now?";

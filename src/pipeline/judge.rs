@@ -54,12 +54,23 @@ impl<'c> Judge<'c> {
         backends::select(self.config, self.backend)
     }
 
-    /// Judges `text` with `pipeline`; the backend is built only if Layer 1 hits.
+    /// Judges `text` with `pipeline`, on its words alone; the backend is built only if Layer 1
+    /// hits.
     pub fn judge(&self, pipeline: &Pipeline, text: &str) -> Result<Judgement> {
+        self.judge_with_evidence(pipeline, text, &crate::evidence::Lazy::none())
+    }
+
+    /// Judges `text` and the turn's `evidence` (read only if Layer 1 hits) with `pipeline`.
+    pub fn judge_with_evidence(
+        &self,
+        pipeline: &Pipeline,
+        text: &str,
+        evidence: &crate::evidence::Lazy,
+    ) -> Result<Judgement> {
         let text = match self.scan_bytes {
             Some(bytes) => crate::text::tail(text, bytes),
             None => text,
         };
-        pipeline.judge(text, self.window, || self.backend(), self.timeout)
+        pipeline.judge_with_evidence(text, self.window, || self.backend(), self.timeout, evidence)
     }
 }

@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::backends::{Backend, JudgeRequest};
-use crate::detectors::{Detector, TriggerSet};
+use crate::detectors::{Detector, JudgeBy, TriggerSet};
 use crate::error::Result;
+use crate::evidence::{self, Evidence};
 use crate::redact::{Redacted, RedactedText, RedactionCounts, Redactor, Side};
 
 /// What Layer 1 found for one detector.
@@ -227,8 +228,8 @@ impl<'a> Pipeline<'a> {
         layer1(&self.triggers, text)
     }
 
-    /// The whole pipeline on `text`. The backend is only built when Layer 1 hits (most stops
-    /// never need one); if it cannot be built, every hit fails with that reason.
+    /// The whole pipeline on `text`, on its words alone. The backend is only built when Layer 1
+    /// hits (most stops never need one); if it cannot be built, every hit fails with that reason.
     pub fn judge(
         &self,
         text: &str,
@@ -236,7 +237,21 @@ impl<'a> Pipeline<'a> {
         backend: impl FnOnce() -> Result<Box<dyn Backend>>,
         timeout: Duration,
     ) -> Result<Judgement> {
-        judge(&self.triggers, text, window, backend, timeout)
+        self.judge_with_evidence(text, window, backend, timeout, &evidence::Lazy::none())
+    }
+
+    /// The whole pipeline on `text` and the turn's evidence, which is read only when Layer 1
+    /// hits: an evidence-judged detector decides from it without a backend, the offline judge
+    /// takes it over the words, an LLM judge gets its redacted summary next to the text.
+    pub fn judge_with_evidence(
+        &self,
+        text: &str,
+        window: Window,
+        backend: impl FnOnce() -> Result<Box<dyn Backend>>,
+        timeout: Duration,
+        evidence: &evidence::Lazy,
+    ) -> Result<Judgement> {
+        judge(&self.triggers, text, window, backend, timeout, evidence)
     }
 }
 
@@ -266,15 +281,29 @@ fn judge(
     window: Window,
     backend: impl FnOnce() -> Result<Box<dyn Backend>>,
     timeout: Duration,
+    evidence: &evidence::Lazy,
 ) -> Result<Judgement> {
     let deadline = Instant::now() + timeout;
     let detectors = set.detectors();
     let layer1 = layer1(set, text)?;
+    let hit = |(detector, result): &(&&Detector, &Layer1)| {
+        matches!(result, Layer1::Hit { .. }) && detector.judge == JudgeBy::Backend
+    };
     if !layer1.iter().any(|l| matches!(l, Layer1::Hit { .. })) {
         let outcomes = detectors
             .iter()
             .zip(layer1)
             .map(|(detector, result)| Outcome::without_judge(detector, result))
+            .collect();
+        return Ok(Judgement::from_outcomes(outcomes));
+    }
+    let evidence = evidence.get();
+    if !detectors.iter().zip(&layer1).any(|pair| hit(&pair)) {
+        // Only evidence-judged detectors hit: no backend is needed.
+        let outcomes = detectors
+            .iter()
+            .zip(layer1)
+            .map(|(detector, result)| judge_offline(detector, result, text, evidence))
             .collect();
         return Ok(Judgement::from_outcomes(outcomes));
     }
@@ -285,6 +314,9 @@ fn judge(
                 .iter()
                 .zip(layer1)
                 .map(|(detector, result)| {
+                    if detector.judge == JudgeBy::Evidence {
+                        return judge_offline(detector, result, text, evidence);
+                    }
                     let failed = matches!(result, Layer1::Hit { .. });
                     let mut outcome = Outcome::without_judge(detector, result);
                     if failed {
@@ -308,11 +340,15 @@ fn judge(
             .iter()
             .zip(layer1)
             .map(|(detector, result)| match result {
+                Layer1::Hit { .. } if detector.judge == JudgeBy::Evidence => {
+                    (None, judge_offline(detector, result, text, evidence))
+                }
                 Layer1::Hit { start, end, .. } => {
                     let judged = judged_text(&redacted, window, start, end);
                     let fallback = Outcome::without_judge(detector, result.clone());
-                    let handle = scope
-                        .spawn(move || judge_one(detector, result, &judged, backend, deadline));
+                    let handle = scope.spawn(move || {
+                        judge_one(detector, result, &judged, evidence, backend, deadline)
+                    });
                     (Some(handle), fallback)
                 }
                 other => (None, Outcome::without_judge(detector, other)),
@@ -334,23 +370,76 @@ fn judge(
     Ok(Judgement::from_outcomes(outcomes))
 }
 
-/// Judges one hit on `redacted`, the judged text already redacted and cut.
+/// The outcome of a detector that no backend judges: a hit of an evidence-judged detector is
+/// decided by the turn's evidence, anything else is Layer 1's.
+fn judge_offline(
+    detector: &Detector,
+    layer1: Layer1,
+    text: &str,
+    evidence: Option<&Evidence>,
+) -> Outcome {
+    if !matches!(layer1, Layer1::Hit { .. }) || detector.judge != JudgeBy::Evidence {
+        return Outcome::without_judge(detector, layer1);
+    }
+    let started = Instant::now();
+    let mut outcome = Outcome {
+        backend: Some("evidence".into()),
+        ..Outcome::without_judge(detector, layer1)
+    };
+    match detector.compiled() {
+        Err(err) => {
+            outcome.verdict = Verdict::Fail;
+            outcome.error_cause = Some("config".into());
+            outcome.error = Some(err);
+        }
+        Ok(compiled) => {
+            let judged =
+                evidence::judge_detector(&detector.fields, &compiled.rules, text, evidence);
+            outcome.verdict = if detector.formula.eval(&judged.fields) {
+                Verdict::Violation
+            } else {
+                Verdict::Allow
+            };
+            outcome.fields = judged.fields;
+            // The reason quotes commands and paths: it is logged and shown, so redacted.
+            let reason = Redactor::builtin().redact(&judged.reason);
+            outcome.redactions = reason.counts;
+            outcome.reason = Some(reason.text);
+        }
+    }
+    outcome.latency_ms = started.elapsed().as_millis() as u64;
+    outcome
+}
+
+/// Judges one hit on `redacted`, the judged text already redacted and cut; an LLM judge gets
+/// the evidence summary next to it.
 fn judge_one(
     detector: &Detector,
     layer1: Layer1,
     redacted: &Redacted,
+    evidence: Option<&Evidence>,
     backend: &dyn Backend,
     deadline: Instant,
 ) -> Outcome {
     let started = Instant::now();
     let nonce = wrap::nonce();
-    let prompt = wrap::wrap(&detector.prompt, &detector.fields, &redacted.text, &nonce);
+    // The evidence summary goes inside the data section, after the agent's words: it is data
+    // too (commands and paths the agent chose), redacted like the text.
+    let data = match evidence {
+        Some(evidence) => {
+            let summary = Redactor::builtin().redact(&evidence.summary_text());
+            format!("{}\n\n{}", redacted.text, summary.text)
+        }
+        None => redacted.text.clone(),
+    };
+    let prompt = wrap::wrap(&detector.prompt, &detector.fields, &data, &nonce);
     let schema = detector.reply_schema();
     let request = JudgeRequest {
         detector,
         prompt: &prompt,
         text: &redacted.text,
         schema: &schema,
+        evidence,
     };
     let mut outcome = Outcome {
         backend: Some(backend.name().to_string()),

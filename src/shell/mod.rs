@@ -182,4 +182,16 @@ impl CommandAnalysis {
     pub fn dangerous(&self) -> Option<Hold> {
         dangerous::gate(&self.0)
     }
+
+    /// Every simple command (nested and wrapped ones included) as its words joined by single
+    /// spaces: what the evidence's runner table matches (`echo "cargo test"` is `echo cargo
+    /// test`, no test run).
+    pub fn simple_commands(&self) -> Vec<String> {
+        self.0
+            .invocations
+            .iter()
+            .filter(|invocation| !invocation.argv.is_empty())
+            .map(|invocation| invocation.argv.join(" "))
+            .collect()
+    }
 }

@@ -7,6 +7,7 @@ mod corpus;
 mod doctor;
 mod e2e;
 mod eval;
+mod evidence;
 mod fake_api;
 mod hooks;
 mod install;
