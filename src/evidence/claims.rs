@@ -154,7 +154,8 @@ pub struct ClaimJudgement {
 
 /// Judges `fields` (`<kind>_claimed` decided by `cues` on the final message, `<kind>_backed` by
 /// the evidence). Without evidence, or with a transcript that lags behind the final message,
-/// every field is false: the detector does not fire on words alone.
+/// every field is false: the detector does not fire on words alone (the pipeline does not even
+/// call it without evidence).
 pub fn judge_detector(
     fields: &[String],
     cues: &[(String, Vec<Regex>)],

@@ -381,6 +381,11 @@ fn judge_offline(
     if !matches!(layer1, Layer1::Hit { .. }) || detector.judge != JudgeBy::Evidence {
         return Outcome::without_judge(detector, layer1);
     }
+    // Without a transcript there is nothing to hold the words against: the detector does not
+    // apply (a miss), and the text alone is judged by the others.
+    if evidence.is_none() {
+        return Outcome::without_judge(detector, Layer1::Miss);
+    }
     let started = Instant::now();
     let mut outcome = Outcome {
         backend: Some("evidence".into()),

@@ -345,11 +345,13 @@ fn without_a_transcript_or_with_a_lagging_one_the_text_decides() {
     let env = rules_env();
     let missing = env.dir.path().join("no-such-transcript.jsonl");
     assert_eq!(stop(&env, "claude", &missing, CLAIM), None);
+    let record = last_record(&env);
     assert_eq!(
-        unbacked_outcome(&last_record(&env))["verdict"],
-        "allow",
-        "no evidence: the detector does not fire"
+        unbacked_outcome(&record),
+        Value::Null,
+        "no evidence: the detector does not apply: {record}"
     );
+    assert!(record.get("evidence").is_none());
 
     // The transcript lags: the final message (and maybe the run before it) is not in it yet.
     let env = rules_env();
