@@ -100,6 +100,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             break
         }
         'agentguard;judge' {
+            [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'Judge a stop as the hook would: the current turn''s text and tool calls from this Claude Code transcript or Codex rollout')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Only run this detector (repeatable)')
             [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'Only run this detector (repeatable)')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)')

@@ -931,12 +931,16 @@ _agentguard() {
             return 0
             ;;
         agentguard__subcmd__judge)
-            opts="-d -b -h --detector --backend --json --eval --help"
+            opts="-d -b -h --transcript --detector --backend --json --eval --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --transcript)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --detector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

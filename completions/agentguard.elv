@@ -87,6 +87,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
         &'agentguard;hook;help;help'= {
         }
         &'agentguard;judge'= {
+            cand --transcript 'Judge a stop as the hook would: the current turn''s text and tool calls from this Claude Code transcript or Codex rollout'
             cand -d 'Only run this detector (repeatable)'
             cand --detector 'Only run this detector (repeatable)'
             cand -b 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)'

@@ -76,6 +76,7 @@ complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_s
 complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop and SubagentStop: judge the agent\'s final words'
 complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "pre-tool" -d 'PreToolUse: enforce read-only roles and gate dangerous commands'
 complete -c agentguard -n "__fish_agentguard_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -l transcript -d 'Judge a stop as the hook would: the current turn\'s text and tool calls from this Claude Code transcript or Codex rollout' -r -F
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s d -l detector -d 'Only run this detector (repeatable)' -r
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -s b -l backend -d 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)' -r
 complete -c agentguard -n "__fish_agentguard_using_subcommand judge" -l eval -d 'Measure the detectors on a labeled JSONL set instead (the repo\'s tests/corpus/messages.jsonl, or `agentguard logs export --labeled`)' -r -F

@@ -613,6 +613,21 @@ mod tests {
             current_turn_text(file.path(), 1 << 20).unwrap(),
             "Fixed. Shall I push?"
         );
+        // A Stop hook's feedback is injected as a user message: the turn goes on through it.
+        let file = write(&[
+            item("user", "input_text", "fix it"),
+            item("assistant", "output_text", "Shall I push?"),
+            item(
+                "user",
+                "input_text",
+                "<hook_prompt hook_run_id=\"stop:2\">agentguard: run the checks</hook_prompt>",
+            ),
+            item("assistant", "output_text", "Tests pass."),
+        ]);
+        assert_eq!(
+            current_turn_text(file.path(), 1 << 20).unwrap(),
+            "Shall I push?\n\nTests pass."
+        );
     }
 
     #[test]
