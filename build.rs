@@ -4,7 +4,7 @@
 //!   gate of every built-in trigger (see `src/gate.rs`);
 //! - `builtin_redaction.rs`: the built-in redaction rule table as a `RulesFile` value;
 //! - `evidence-runners.json`, `evidence-claims.json`: `assets/evidence/*.toml` as JSON, every
-//!   pattern checked;
+//!   pattern checked; `evidence-gates.json`, the literal gate of each of their patterns;
 //! - `default-config-data.toml`: the default config without its comments (cheaper to parse),
 //!   and `default-config.json`, the same as JSON (cheaper still, for the defaults alone).
 //!
@@ -63,6 +63,7 @@ fn main() {
     write(&out.join("builtin_programs.rs"), &programs());
     write(&out.join("evidence-runners.json"), &evidence_runners());
     write(&out.join("evidence-claims.json"), &evidence_claims());
+    write(&out.join("evidence-gates.json"), &evidence_gates());
     let default_config = read("assets/default-config.toml");
     write(
         &out.join("default-config-data.toml"),
@@ -402,6 +403,37 @@ fn evidence_claims() -> String {
             .unwrap_or_else(|err| panic!("{path}: invalid pattern `{pattern}`: {err}"));
     }
     serde_json::to_string(&table).expect("the claims table serializes")
+}
+
+/// The literal gate of every evidence pattern (see `src/gate.rs`), by pattern: a pattern is
+/// compiled only when a literal of each of its clauses occurs in the text.
+fn evidence_gates() -> String {
+    let runners: evidence_spec::RunnerTable =
+        toml_edit::de::from_str(&read("assets/evidence/runners.toml")).expect("checked above");
+    let claims: evidence_spec::ClaimsTable =
+        toml_edit::de::from_str(&read("assets/evidence/claims.toml")).expect("checked above");
+    let patterns = runners
+        .runners
+        .iter()
+        .map(|r| &r.command)
+        .chain(runners.summaries.iter().map(|s| &s.pattern))
+        .chain(&runners.not_run)
+        .chain(&runners.pending)
+        .chain(&claims.not_asserted);
+    let gates: BTreeMap<&String, Option<Vec<Vec<Vec<u8>>>>> = patterns
+        .map(|pattern| {
+            let gate = gate::needles(pattern)
+                .unwrap_or_else(|err| panic!("evidence pattern `{pattern}`: {err}"))
+                .map(|clauses| {
+                    clauses
+                        .into_iter()
+                        .map(|clause| clause.into_iter().map(|n| n.bytes).collect())
+                        .collect()
+                });
+            (pattern, gate)
+        })
+        .collect();
+    serde_json::to_string(&gates).expect("the gates serialize")
 }
 
 fn redaction() -> String {

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::gated::{Gated, Lowered};
 use super::spec::{CheckKind, ClaimsTable};
 use super::{Edit, Evidence, Run, Status, reproduces};
 
@@ -14,7 +15,7 @@ const TABLE: &str = include_str!(concat!(env!("OUT_DIR"), "/evidence-claims.json
 
 struct Compiled {
     clause_break: Regex,
-    not_asserted: Vec<Regex>,
+    not_asserted: Vec<Gated>,
 }
 
 fn compiled() -> &'static Compiled {
@@ -23,10 +24,9 @@ fn compiled() -> &'static Compiled {
         // build.rs checked the schema and every pattern's syntax; a unit test compiles them.
         let table: ClaimsTable =
             serde_json::from_str(TABLE).expect("build.rs embeds a valid claims table");
-        let compile = |pattern: &str| Regex::new(pattern).expect("claim patterns compile");
         Compiled {
-            clause_break: compile(&table.clause_break),
-            not_asserted: table.not_asserted.iter().map(|p| compile(p)).collect(),
+            clause_break: Regex::new(&table.clause_break).expect("claim patterns compile"),
+            not_asserted: table.not_asserted.into_iter().map(Gated::new).collect(),
         }
     })
 }
@@ -266,7 +266,10 @@ fn asserted_clauses(message: &str) -> Vec<&str> {
     clauses
         .into_iter()
         .filter(|clause| !clause.trim().is_empty())
-        .filter(|clause| !table.not_asserted.iter().any(|re| re.is_match(clause)))
+        .filter(|clause| {
+            let clause = Lowered::new(clause);
+            !table.not_asserted.iter().any(|p| p.is_match(&clause))
+        })
         .collect()
 }
 
@@ -276,5 +279,7 @@ fn clip(text: &str) -> String {
 
 #[cfg(test)]
 pub(super) fn compile_all() {
-    assert!(!compiled().not_asserted.is_empty());
+    for pattern in &compiled().not_asserted {
+        pattern.regex();
+    }
 }

@@ -10,6 +10,7 @@
 //! Layer 1 hit), so a stop without a hit never pays for it.
 
 mod claims;
+mod gated;
 mod runners;
 pub mod spec;
 

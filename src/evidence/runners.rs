@@ -3,8 +3,7 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
-
+use super::gated::{Gated, Lowered};
 use super::spec::{CheckKind, Counter, RunnerTable, SummarySpec};
 use super::{Counts, Edit, Run, Status, Step};
 use crate::shell::{self, DenyKind, ReadOnlyVerdict};
@@ -13,10 +12,10 @@ use crate::transcript::ToolResult;
 const TABLE: &str = include_str!(concat!(env!("OUT_DIR"), "/evidence-runners.json"));
 
 struct Compiled {
-    runners: Vec<(CheckKind, Regex)>,
-    summaries: Vec<(SummarySpec, Regex)>,
-    not_run: Vec<Regex>,
-    pending: Vec<Regex>,
+    runners: Vec<(CheckKind, Gated)>,
+    summaries: Vec<(SummarySpec, Gated)>,
+    not_run: Vec<Gated>,
+    pending: Vec<Gated>,
     inspection: Vec<String>,
 }
 
@@ -26,23 +25,22 @@ fn compiled() -> &'static Compiled {
         // build.rs checked the schema and every pattern's syntax; a unit test compiles them.
         let table: RunnerTable =
             serde_json::from_str(TABLE).expect("build.rs embeds a valid runner table");
-        let compile = |pattern: &str| Regex::new(pattern).expect("runner patterns compile");
         Compiled {
             runners: table
                 .runners
-                .iter()
-                .map(|r| (r.kind, compile(&r.command)))
+                .into_iter()
+                .map(|r| (r.kind, Gated::new(r.command)))
                 .collect(),
             summaries: table
                 .summaries
                 .into_iter()
                 .map(|s| {
-                    let re = compile(&s.pattern);
-                    (s, re)
+                    let gated = Gated::new(s.pattern.clone());
+                    (s, gated)
                 })
                 .collect(),
-            not_run: table.not_run.iter().map(|p| compile(p)).collect(),
-            pending: table.pending.iter().map(|p| compile(p)).collect(),
+            not_run: table.not_run.into_iter().map(Gated::new).collect(),
+            pending: table.pending.into_iter().map(Gated::new).collect(),
             inspection: table.inspection,
         }
     })
@@ -66,8 +64,9 @@ pub fn views(command: &str) -> Vec<String> {
 pub fn kinds(views: &[String]) -> Vec<CheckKind> {
     let mut kinds = Vec::new();
     for view in views {
-        for (kind, re) in &compiled().runners {
-            if re.is_match(view) && !kinds.contains(kind) {
+        let view = Lowered::new(view);
+        for (kind, runner) in &compiled().runners {
+            if !kinds.contains(kind) && runner.is_match(&view) {
                 kinds.push(*kind);
             }
         }
@@ -88,17 +87,18 @@ fn inspection(views: &[String]) -> bool {
 
 /// The runner summary of `output`: every summary line added up (one group counts once).
 pub fn summarize(output: &str) -> Option<Counts> {
+    let output = Lowered::new(output);
     let mut counts = Counts::default();
     let mut found = false;
     let mut groups_done: Vec<&str> = Vec::new();
-    for (spec, re) in &compiled().summaries {
+    for (spec, pattern) in &compiled().summaries {
         if let Some(group) = &spec.group
             && groups_done.contains(&group.as_str())
         {
             continue;
         }
         let mut matched = false;
-        for captures in re.captures_iter(output) {
+        for captures in output.captures(pattern) {
             matched = true;
             if let Some(counter) = spec.count {
                 add(&mut counts, counter, 1);
@@ -155,8 +155,9 @@ pub fn step(
     result: Option<&ToolResult>,
 ) -> Option<Step> {
     let table = compiled();
-    if let Some(result) = result
-        && table.not_run.iter().any(|re| re.is_match(&result.output))
+    let output = result.map(|r| Lowered::new(&r.output));
+    if let Some(output) = &output
+        && table.not_run.iter().any(|pattern| pattern.is_match(output))
     {
         return None;
     }
@@ -171,7 +172,9 @@ pub fn step(
             at,
         }));
     }
-    let pending = result.is_some_and(|r| table.pending.iter().any(|re| re.is_match(&r.output)));
+    let pending = output
+        .as_ref()
+        .is_some_and(|output| table.pending.iter().any(|pattern| pattern.is_match(output)));
     let counts = result
         .filter(|_| !kinds.is_empty() && !pending)
         .and_then(|r| summarize(&r.output));
@@ -227,5 +230,14 @@ fn written_files(command: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 pub(super) fn compile_all() {
     let table = compiled();
-    assert!(!table.runners.is_empty() && !table.summaries.is_empty());
+    let patterns = table
+        .runners
+        .iter()
+        .map(|(_, p)| p)
+        .chain(table.summaries.iter().map(|(_, p)| p))
+        .chain(&table.not_run)
+        .chain(&table.pending);
+    for pattern in patterns {
+        pattern.regex();
+    }
 }
