@@ -99,6 +99,25 @@ pub fn has_agentguard_hooks(format: Format, text: &str) -> Result<bool, Settings
     Ok(uninstall(format, text, &HookEvent::ALL)?.changed())
 }
 
+/// One hook entry of ours in a settings text: the host's event key, as written (any key under
+/// `hooks`, so doctor also sees an entry of ours under an event agentguard does not install),
+/// and its command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookEntry {
+    pub event: String,
+    pub command: String,
+}
+
+/// agentguard's hook entries in a settings text, in file order; an error (with line and column
+/// when the text does not parse) when the text cannot be read, the same error install and
+/// uninstall give, so doctor and install agree on what is readable.
+pub fn hook_entries(format: Format, text: &str) -> Result<Vec<HookEntry>, SettingsError> {
+    match format {
+        Format::Json => json::hook_entries(text),
+        Format::Toml => toml::hook_entries(text),
+    }
+}
+
 /// Whether a TOML text defines hooks in a `hooks` table (the user keeps Codex hooks in
 /// config.toml). `hooks.state` alone is Codex's trust record, not a hook.
 pub fn toml_has_hooks(text: &str) -> Result<bool, SettingsError> {
@@ -127,7 +146,8 @@ mod json {
     use serde_json::{Map, Value, json};
 
     use super::{
-        Change, Edit, HookEvent, HookSpec, SettingsError, event_key, is_agentguard_command,
+        Change, Edit, HookEntry, HookEvent, HookSpec, SettingsError, event_key,
+        is_agentguard_command,
     };
     use crate::json_span::{self, Kind, Node};
 
@@ -563,6 +583,26 @@ mod json {
         Ok(finish(text, edited, changes))
     }
 
+    pub(super) fn hook_entries(text: &str) -> Result<Vec<HookEntry>, SettingsError> {
+        if text.trim_start_matches('\u{feff}').trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let root = parse(text)?;
+        let mut entries = Vec::new();
+        for event in root.get("hooks").and_then(Node::members).unwrap_or(&[]) {
+            for (g, h) in find_ours(text, &event.value) {
+                let path = [Step::Index(g), Step::Key("hooks"), Step::Index(h)];
+                if let Some(command) = at(&event.value, &path).and_then(|n| command_of(text, n)) {
+                    entries.push(HookEntry {
+                        event: event.key.clone(),
+                        command,
+                    });
+                }
+            }
+        }
+        Ok(entries)
+    }
+
     pub(super) fn uninstall(text: &str, events: &[HookEvent]) -> Result<Edit, SettingsError> {
         if text.trim_start_matches('\u{feff}').trim().is_empty() {
             return Ok(finish(
@@ -637,7 +677,8 @@ mod toml {
     use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
     use super::{
-        Change, Edit, HookEvent, HookSpec, SettingsError, event_key, is_agentguard_command,
+        Change, Edit, HookEntry, HookEvent, HookSpec, SettingsError, event_key,
+        is_agentguard_command,
     };
 
     pub(super) fn parse(text: &str) -> Result<DocumentMut, SettingsError> {
@@ -814,6 +855,35 @@ mod toml {
             changes.push((spec.event, upsert(groups, spec)));
         }
         Ok(finish(text, &doc, changes))
+    }
+
+    pub(super) fn hook_entries(text: &str) -> Result<Vec<HookEntry>, SettingsError> {
+        let doc = parse(text)?;
+        let mut entries = Vec::new();
+        let Some(hooks) = doc.get("hooks").and_then(Item::as_table_like) else {
+            return Ok(entries);
+        };
+        for (event, groups) in hooks.iter() {
+            let Some(groups) = groups.as_array_of_tables() else {
+                continue;
+            };
+            for (g, h) in find_ours(groups) {
+                let command = groups
+                    .get(g)
+                    .and_then(|group| group.get("hooks"))
+                    .and_then(Item::as_array_of_tables)
+                    .and_then(|hooks| hooks.get(h))
+                    .and_then(|hook| hook.get("command"))
+                    .and_then(Item::as_str);
+                if let Some(command) = command {
+                    entries.push(HookEntry {
+                        event: event.to_string(),
+                        command: command.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(entries)
     }
 
     pub(super) fn uninstall(text: &str, events: &[HookEvent]) -> Result<Edit, SettingsError> {
@@ -1171,5 +1241,21 @@ mod tests {
             )
             .unwrap()
         );
+    }
+
+    #[test]
+    fn hook_entries_are_read_from_json_and_toml() {
+        let json = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "lint"},
+            {"type": "command", "command": "/x/agentguard hook stop --host claude"}]}],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "agentguard hook pre-tool"}]}]}}"#;
+        let entries = hook_entries(Format::Json, json).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].event, "Stop");
+        assert_eq!(entries[1].command, "agentguard hook pre-tool");
+        let toml = "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"/x/agentguard hook stop --host codex\"\n";
+        assert_eq!(hook_entries(Format::Toml, toml).unwrap().len(), 1);
+        assert!(hook_entries(Format::Json, "").unwrap().is_empty());
+        let err = hook_entries(Format::Json, "{\n  \"a\": 1,\n  \"b\" 2\n}\n").unwrap_err();
+        assert_eq!((err.line, err.column), (Some(3), Some(7)));
     }
 }
