@@ -2,12 +2,13 @@
 //! read-only reviewer. Reads the CLI's `--help` once, lets the core merge the flags, then prints
 //! or execs the result.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::backends::{BackendError, process};
 use crate::cli::LaunchArgs;
 use crate::error::{Error, ErrorKind, Result, exit};
 use crate::launch::{self, Launch};
@@ -122,71 +123,38 @@ fn shell_word(word: &str) -> Result<String> {
     Ok(quoted)
 }
 
-/// Runs `<cli> --help` (stdin closed, its own process group, a deadline) and returns stdout and
-/// stderr together: opencode prints its help on stderr, codex a warning there.
+/// Runs `<cli> --help` through the judges' subprocess runner (stdin closed, its own process
+/// group, killed with everything it started at the deadline) and returns stdout and stderr
+/// together: opencode prints its help on stderr, codex a warning there.
 fn read_help(path: &Path) -> Result<String> {
-    let mut child = Command::new(path)
-        .arg("--help")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|err| Error::io(format!("cannot run {} --help: {err}", path.display())))?;
-    let readers: Vec<_> = [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|mut stream| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = stream.read_to_end(&mut text);
-            text
-        })
-    })
-    .collect();
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => {
-                // A helper the CLI left behind would keep the pipes open: end the whole group.
-                // SAFETY: killpg only sends a signal to the group this child led.
-                unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-                break;
+    let argv = [path.display().to_string(), "--help".to_string()];
+    let deadline = Instant::now() + HELP_DEADLINE;
+    let output = process::run(&argv, None, Path::new("."), deadline).map_err(|err| {
+        let message = match err {
+            BackendError::Timeout => format!(
+                "{} --help did not finish within {} s",
+                path.display(),
+                HELP_DEADLINE.as_secs()
+            ),
+            BackendError::Spawn(why) => format!("cannot run {} --help: {why}", path.display()),
+            // Every supported CLI exits 0 on --help; one that does not is not one we know.
+            BackendError::Exit { code, stderr } => {
+                let status = code.map_or("was killed by a signal".to_string(), |code| {
+                    format!("exited with status {code}")
+                });
+                let said = if stderr.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {stderr}")
+                };
+                format!("{} --help {status}{said}", path.display())
             }
-            Ok(None) if started.elapsed() > HELP_DEADLINE => {
-                // SAFETY: killpg only sends a signal to the group this child leads.
-                unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-                let _ = child.wait();
-                return Err(Error::io(format!(
-                    "{} --help did not finish within {} s",
-                    path.display(),
-                    HELP_DEADLINE.as_secs()
-                ))
-                .with_hint("check that the CLI starts at all: run it with --help yourself"));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(err) => {
-                return Err(Error::io(format!(
-                    "cannot wait for {} --help: {err}",
-                    path.display()
-                )));
-            }
-        }
-    }
-    let mut help = String::new();
-    for reader in readers {
-        help.push_str(&String::from_utf8_lossy(&reader.join().unwrap_or_default()));
-        help.push('\n');
-    }
+            other => format!("{} --help failed: {other}", path.display()),
+        };
+        Error::io(message)
+            .with_hint("check that the CLI starts at all: run it with --help yourself")
+    })?;
+    let help = format!("{}\n{}\n", output.stdout, output.stderr);
     if help.trim().is_empty() {
         return Err(
             Error::io(format!("{} --help printed nothing", path.display()))

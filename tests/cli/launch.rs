@@ -211,6 +211,23 @@ fn a_cli_whose_help_prints_nothing_is_an_error() {
 }
 
 #[test]
+fn a_cli_whose_help_fails_is_an_error_with_its_status_and_last_words() {
+    let env = Env::new();
+    env.script(
+        "grok",
+        "#!/bin/sh\necho usage >&2\necho 'grok: broken install' >&2\nexit 4\n",
+    );
+    let out = run(agentguard(&env, &launch_args("grok", &["--print"], &[])));
+    assert_eq!(out.code, Some(2), "{}", out.output());
+    assert!(
+        out.stderr
+            .contains("--help exited with status 4: grok: broken install"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn print_and_json_exclude_each_other() {
     let env = Env::new();
     let out = run(agentguard(
