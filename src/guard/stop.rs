@@ -27,7 +27,8 @@ pub fn select_text(
         None => (None, None),
     };
     let text = crate::transcript::stop_text(turn_text, last_assistant_message);
-    let text = crate::text::tail(&text, scan_bytes);
+    // Never start inside a secret: its tail alone would pass redaction.
+    let text = crate::redact::tail_outside_secrets(&text, scan_bytes);
     if text.trim().is_empty() {
         // Nothing to judge and no transcript: say so, once, instead of judging nothing.
         return StopText::Nothing(match transcript_error {
@@ -206,6 +207,21 @@ mod tests {
             StopText::Judge(text) => panic!("nothing to judge, got {text:?}"),
             StopText::Nothing(decision) => decision,
         }
+    }
+
+    #[test]
+    fn the_scan_bound_never_starts_inside_a_secret() {
+        // Built, not written: no token-shaped literal in the source.
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let body: String = (0..36)
+            .map(|i| alphabet[(i * 17 + 5) % 62] as char)
+            .collect();
+        let token = format!("ghp_{body}");
+        let turn = format!("I set the token to {token} and stopped.");
+        let bound = turn.len() - turn.find(&token).unwrap() - 10;
+        let text = judged_text(select_text(Some(Ok(turn.clone())), None, bound));
+        assert!(!text.contains(&token[10..]), "{text:?}");
+        assert!(text.ends_with("and stopped."), "{text:?}");
     }
 
     #[test]

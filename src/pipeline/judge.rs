@@ -68,7 +68,7 @@ impl<'c> Judge<'c> {
         evidence: &crate::evidence::Lazy,
     ) -> Result<Judgement> {
         let text = match self.scan_bytes {
-            Some(bytes) => crate::text::tail(text, bytes),
+            Some(bytes) => crate::redact::tail_outside_secrets(text, bytes),
             None => text,
         };
         pipeline.judge_with_evidence(text, self.window, || self.backend(), self.timeout, evidence)

@@ -1456,3 +1456,35 @@ fn the_assignment_rule_is_gated_on_every_qualified_key() {
         }
     }
 }
+
+#[test]
+fn a_tail_cut_never_starts_inside_a_secret() {
+    let key = multi_line_key(20, 9);
+    let (assigned, _) = expand("db_password = «{a24}»\n", "x", 61);
+    let (token, _) = expand("«ghp_{a36}»", "x", 62);
+    let text = format!("intro\n{key}{assigned}see {token} done\n");
+    let pem_at = text.find("-----BEGIN").unwrap();
+    let assigned_at = text.find("db_password").unwrap();
+    let token_at = text.find("ghp_").unwrap();
+    // Cuts inside the PEM body, inside the key of an assignment, inside its value and inside
+    // a token: what is left holds no part of that secret, and the redactor finds no tail.
+    for (cut, gone) in [
+        (pem_at + 200, &key[200..]),
+        (assigned_at + 4, &assigned[..assigned.len() - 1]),
+        (assigned_at + 20, &assigned[20..assigned.len() - 1]),
+        (token_at + 8, &token[8..]),
+    ] {
+        let tail = tail_outside_secrets(&text, text.len() - cut);
+        assert!(text.ends_with(tail));
+        let body = gone.lines().find(|line| line.len() > 8).unwrap();
+        assert!(
+            !tail.contains(&body[body.len() - 8..]),
+            "cut {cut}: {tail:?}"
+        );
+        assert!(tail.ends_with("done\n"), "{tail:?}");
+    }
+    // A cut outside every secret is the plain cut.
+    let plain = text.len() - text.find(" done").unwrap();
+    assert_eq!(tail_outside_secrets(&text, plain), " done\n");
+    assert_eq!(tail_outside_secrets(&text, text.len() + 5), text);
+}
