@@ -810,6 +810,25 @@ impl<'r> Scanner<'r> {
                 }
                 continue;
             }
+            if rule.recognizer == Some(Recognizer::Prose) {
+                let Some(grammar) = redactor.table().assignment.as_ref() else {
+                    continue;
+                };
+                for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                    if let Some(value) =
+                        grammar.recognize_prose(content, at - line_start, &rule.keywords)
+                    {
+                        let (start, end) = widen_to_characters(content, value.start, value.end);
+                        candidates.push(Span {
+                            start,
+                            end,
+                            rule: rule_index,
+                            opens_block: false,
+                        });
+                    }
+                }
+                continue;
+            }
             let first_of_rule = candidates.len();
             let mut consider = |whole: Range<usize>, secret: Range<usize>| {
                 if redactor.accepts(rule, &content[whole], &content[secret.clone()]) {
