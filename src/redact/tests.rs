@@ -12,6 +12,21 @@ use super::*;
 /// (kind, positive template, near-miss template)
 const CASES: &[(&str, &str, &str)] = &[
     (
+        "docker-login-password",
+        "$ docker login -u bob -p «{a20}» registry.example.io",
+        "docker login -u bob --password-stdin < token.txt",
+    ),
+    (
+        "password-hash",
+        "admin:«$apr1${a8}${a22}»\nalice:$2y$05$",
+        "see https://example.io/$1$/docs and the $6$ prefix of SHA-512 crypt",
+    ),
+    (
+        "pgpass-password",
+        "db.internal:5432:app:alice:«{a16}»",
+        "connect to db.internal:5432:app later",
+    ),
+    (
         "prose-password",
         "ok, the new password is «{a16}» for the staging box",
         "the password is stored in the vault; see hash_password_argon",
