@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a failure could hide behind')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit the configuration')
             [CompletionResult]::new('launch', 'launch', [CompletionResultType]::ParameterValue, 'Start an agent CLI as a read-only reviewer')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions, or the man page')
             [CompletionResult]::new('self-update', 'self-update', [CompletionResultType]::ParameterValue, 'Update agentguard from its releases')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -289,6 +290,16 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'agentguard;trust' {
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the trusted files and whether each is still trusted as it is now')
+            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Forget the trust of the file (it applies only where it tightens again)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Trust without asking (for scripts): review the file first')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Trust without asking (for scripts): review the file first')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable output (with --list)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'agentguard;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -312,6 +323,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a failure could hide behind')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit the configuration')
             [CompletionResult]::new('launch', 'launch', [CompletionResultType]::ParameterValue, 'Start an agent CLI as a read-only reviewer')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions, or the man page')
             [CompletionResult]::new('self-update', 'self-update', [CompletionResultType]::ParameterValue, 'Update agentguard from its releases')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -390,6 +402,9 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             break
         }
         'agentguard;help;launch' {
+            break
+        }
+        'agentguard;help;trust' {
             break
         }
         'agentguard;help;completions' {

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand doctor 'Check everything a failure could hide behind'
             cand config 'Read and edit the configuration'
             cand launch 'Start an agent CLI as a read-only reviewer'
+            cand trust 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)'
             cand completions 'Print shell completions, or the man page'
             cand self-update 'Update agentguard from its releases'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -246,6 +247,15 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'agentguard;trust'= {
+            cand --list 'List the trusted files and whether each is still trusted as it is now'
+            cand --revoke 'Forget the trust of the file (it applies only where it tightens again)'
+            cand -y 'Trust without asking (for scripts): review the file first'
+            cand --yes 'Trust without asking (for scripts): review the file first'
+            cand --json 'Machine-readable output (with --list)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'agentguard;completions'= {
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -267,6 +277,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand doctor 'Check everything a failure could hide behind'
             cand config 'Read and edit the configuration'
             cand launch 'Start an agent CLI as a read-only reviewer'
+            cand trust 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)'
             cand completions 'Print shell completions, or the man page'
             cand self-update 'Update agentguard from its releases'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -324,6 +335,8 @@ set edit:completion:arg-completer[agentguard] = {|@words|
         &'agentguard;help;config;set'= {
         }
         &'agentguard;help;launch'= {
+        }
+        &'agentguard;help;trust'= {
         }
         &'agentguard;help;completions'= {
         }

@@ -67,6 +67,8 @@ pub enum Command {
     Config(ConfigCommand),
     /// Start an agent CLI as a read-only reviewer
     Launch(LaunchArgs),
+    /// Let a project's .agentguard.toml loosen settings (after you reviewed it)
+    Trust(TrustArgs),
     /// Print shell completions, or the man page
     Completions(CompletionsArgs),
     /// Update agentguard from its releases
@@ -255,6 +257,25 @@ pub enum LogsCommand {
 pub enum LabelValue {
     Right,
     Wrong,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The project directory (its nearest .agentguard.toml at or above it); default: the
+    /// current directory
+    pub dir: Option<PathBuf>,
+    /// List the trusted files and whether each is still trusted as it is now
+    #[arg(long, conflicts_with_all = ["revoke", "dir"])]
+    pub list: bool,
+    /// Forget the trust of the file (it applies only where it tightens again)
+    #[arg(long)]
+    pub revoke: bool,
+    /// Trust without asking (for scripts): review the file first
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Machine-readable output (with --list)
+    #[arg(long, requires = "list")]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -171,6 +171,17 @@ pub struct PreToolConfig {
 pub struct ReadOnlyConfig {
     pub agent_types: Vec<String>,
     pub project: bool,
+    /// MCP tools (glob patterns over tool names, `mcp__docs__*`) a read-only role may call.
+    pub mcp_readers: Vec<String>,
+}
+
+impl ReadOnlyConfig {
+    /// Whether a read-only role may call the MCP tool `tool` (`mcp_readers` lists it).
+    pub fn is_mcp_reader(&self, tool: &str) -> bool {
+        self.mcp_readers
+            .iter()
+            .any(|pattern| crate::text::glob_match(pattern, tool))
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -235,60 +246,192 @@ fn find_project_config(start: &Path) -> Option<PathBuf> {
     None
 }
 
+/// How the loader treats a config file (or override) that does not load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnBroken {
+    /// Fail with the error (commands the user runs: the error names file, line and column).
+    Fail,
+    /// Use the file's last good copy, or the layers below it, and say so in a [`Note`] (the
+    /// hook: a broken file must never switch a protection off nor make every call ask).
+    Fallback,
+}
+
+/// Something the user should hear about a layer, besides the config itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// An untrusted project file: these of its keys were not applied.
+    Untrusted {
+        path: PathBuf,
+        ignored: Vec<crate::trust::Ignored>,
+    },
+    /// A layer that does not load, and what was used instead.
+    Broken {
+        source: Source,
+        error: String,
+        fallback: Fallback,
+    },
+}
+
+/// What stands in for a broken layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fallback {
+    /// The file's last copy that loaded, kept in agentguard's state.
+    LastGood(PathBuf),
+    /// Nothing: the layers below it apply.
+    Below,
+}
+
+impl Note {
+    /// One paragraph for the user (a hook's `systemMessage`, doctor).
+    pub fn message(&self) -> String {
+        match self {
+            Note::Untrusted { path, ignored } => {
+                let dir = path.parent().unwrap_or(Path::new("."));
+                // Keys with the same reason share it: `judge.backend`, `judge.command.argv` (...).
+                let mut groups: Vec<(Vec<String>, &str)> = Vec::new();
+                for item in ignored {
+                    match groups.iter_mut().find(|(_, why)| *why == item.why) {
+                        Some((keys, _)) => keys.push(format!("`{}`", item.key)),
+                        None => groups.push((vec![format!("`{}`", item.key)], &item.why)),
+                    }
+                }
+                let keys = groups
+                    .iter()
+                    .map(|(keys, why)| format!("{} ({why})", keys.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                format!(
+                    "agentguard ignores {} setting{} of the untrusted {}: {keys}. Its stricter \
+                     settings apply. If you wrote or reviewed this file, run `agentguard trust {}`.",
+                    ignored.len(),
+                    if ignored.len() == 1 { "" } else { "s" },
+                    path.display(),
+                    dir.display()
+                )
+            }
+            Note::Broken {
+                source,
+                error,
+                fallback,
+            } => {
+                let instead = match fallback {
+                    Fallback::LastGood(copy) => {
+                        format!("its last good copy ({}) is used instead", copy.display())
+                    }
+                    Fallback::Below if matches!(source, Source::Env(_)) => {
+                        "the override is ignored".to_string()
+                    }
+                    Fallback::Below => {
+                        "it is skipped (the settings below it and the built-in defaults apply)"
+                            .to_string()
+                    }
+                };
+                format!(
+                    "agentguard: {source} does not load ({error}); {instead}. Fix it (`agentguard \
+                     doctor` shows where)."
+                )
+            }
+        }
+    }
+}
+
+/// A loaded configuration, what `build` made of it, and the notes for the user.
+#[derive(Debug)]
+pub struct Loaded<T> {
+    pub config: Config,
+    pub built: T,
+    pub notes: Vec<Note>,
+}
+
+/// Whether a layer's keys apply as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Trust {
+    /// The defaults, the user's own file, the environment.
+    Own,
+    /// A project file the user trusted as it is now.
+    Trusted,
+    /// A project file whose keys apply only where they tighten (`crate::trust`).
+    Untrusted(PathBuf),
+}
+
+#[derive(Debug, Clone)]
+struct Layer {
+    source: Source,
+    text: String,
+    doc: DocumentMut,
+    trust: Trust,
+    /// Where the last good copy is kept, keyed by (None: the layer has none, e.g. the env).
+    key: Option<PathBuf>,
+    /// The layer is a last good copy, not the file as it is now.
+    from_copy: bool,
+}
+
 impl Config {
     /// The defaults alone (a unit test holds them equal to the TOML layer and valid).
     pub fn defaults() -> Config {
         serde_json::from_str(DEFAULT_CONFIG_JSON).expect("the embedded default config is valid")
     }
 
-    /// Loads every layer that applies from `project_dir` (see the module docs).
+    /// Loads every layer that applies from `project_dir` (see the module docs), an untrusted
+    /// project file restricted to what tightens; a broken layer is an error.
     pub fn load(project_dir: Option<&Path>) -> Result<Config> {
-        let files = ConfigFiles::discover(project_dir);
-        let mut layers = vec![(Source::Defaults, DEFAULT_CONFIG_DATA.to_string())];
-        for path in [files.user, files.project].into_iter().flatten() {
-            match std::fs::read_to_string(&path) {
-                Ok(text) => layers.push((Source::File(path), text)),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(Error::io_at("read config file", &path, err)),
-            }
-        }
-        if let Some(backend) = std::env::var("AGENTGUARD_BACKEND")
-            .ok()
-            .filter(|v| !v.is_empty())
-        {
-            let value = toml_edit::Value::from(backend.as_str());
-            layers.push((
-                Source::Env("AGENTGUARD_BACKEND"),
-                format!("[judge]\nbackend = {value}\n"),
-            ));
-        }
-        if layers.len() == 1 {
-            return Ok(Self::defaults());
-        }
-        Self::from_layers(&layers)
+        Ok(Self::load_with(project_dir, OnBroken::Fail, |_| Ok(()))?.config)
     }
 
-    /// Parses, checks and merges `layers` (lowest precedence first).
+    /// Like [`Config::load`], with the notes, and `build` (detectors, say) run on the result:
+    /// with [`OnBroken::Fallback`] a layer that breaks the parse, the checks or `build` is
+    /// replaced by its last good copy or dropped, and never fails the load.
+    pub fn load_with<T>(
+        project_dir: Option<&Path>,
+        on_broken: OnBroken,
+        build: impl Fn(&Config) -> Result<T>,
+    ) -> Result<Loaded<T>> {
+        let files = ConfigFiles::discover(project_dir);
+        let env_backend = std::env::var("AGENTGUARD_BACKEND")
+            .ok()
+            .filter(|v| !v.is_empty());
+        // The hook keeps last good copies; commands the user runs only read them.
+        let keep = on_broken == OnBroken::Fallback;
+        load_layers(
+            &files,
+            env_backend.as_deref(),
+            crate::paths::state_dir().as_deref(),
+            on_broken,
+            keep,
+            build,
+        )
+    }
+
+    /// The keys of `files.project` that apply only once the user trusts it, as the layers
+    /// below it stand (for `agentguard trust` and `doctor`); empty when it only tightens.
+    pub fn held_back(files: &ConfigFiles) -> Result<Vec<crate::trust::Ignored>> {
+        let loaded = load_layers(files, None, None, OnBroken::Fail, false, |_| Ok(()))?;
+        Ok(loaded
+            .notes
+            .into_iter()
+            .flat_map(|note| match note {
+                Note::Untrusted { ignored, .. } => ignored,
+                Note::Broken { .. } => Vec::new(),
+            })
+            .collect())
+    }
+
+    /// Parses, checks and merges `layers` (lowest precedence first), every layer as written.
     pub fn from_layers(layers: &[(Source, String)]) -> Result<Config> {
-        let mut merged = Table::new();
-        for (source, text) in layers {
-            let doc: DocumentMut = text.parse().map_err(|err: toml_edit::TomlError| {
-                config_error(source, text, err.span(), err.message())
-            })?;
-            // Check the layer alone so a wrong key or type is reported against its own file.
-            // The embedded defaults need no check on every hook call: a unit test holds them
-            // to the schema.
-            if *source != Source::Defaults
-                && let Err(err) = toml_edit::de::from_str::<Config>(text)
-            {
-                return Err(config_error(source, text, err.span(), err.message()));
-            }
-            merge_tables(&mut merged, doc.as_table());
-        }
-        let config: Config = toml_edit::de::from_document(DocumentMut::from(merged))
-            .map_err(|err| Error::config(format!("invalid configuration: {}", err.message())))?;
-        config.validate()?;
-        Ok(config)
+        let layers = layers
+            .iter()
+            .map(|(source, text)| {
+                Ok(Layer {
+                    source: source.clone(),
+                    doc: parse_layer(source, text)?,
+                    text: text.clone(),
+                    trust: Trust::Own,
+                    key: None,
+                    from_copy: false,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(stack(&layers)?.0)
     }
 
     fn validate(&self) -> Result<()> {
@@ -368,6 +511,282 @@ fn merge_tables(base: &mut Table, overlay: &Table) {
                 base.insert(key, item.clone());
             }
         }
+    }
+}
+
+/// Parses one layer and checks it alone against the schema, so a wrong key or type is reported
+/// against its own file, line and column. The embedded defaults need no check on every hook
+/// call: a unit test holds them to the schema.
+fn parse_layer(source: &Source, text: &str) -> Result<DocumentMut> {
+    let doc: DocumentMut = text.parse().map_err(|err: toml_edit::TomlError| {
+        config_error(source, text, err.span(), err.message())
+    })?;
+    if *source != Source::Defaults
+        && let Err(err) = toml_edit::de::from_str::<Config>(text)
+    {
+        return Err(config_error(source, text, err.span(), err.message()));
+    }
+    Ok(doc)
+}
+
+/// Merges `layers` into one config, restricting untrusted ones to what tightens the layers
+/// below them; returns the notes on what was held back.
+fn stack(layers: &[Layer]) -> Result<(Config, Vec<Note>)> {
+    let mut merged = Table::new();
+    let mut notes = Vec::new();
+    for layer in layers {
+        match &layer.trust {
+            Trust::Own | Trust::Trusted => merge_tables(&mut merged, layer.doc.as_table()),
+            Trust::Untrusted(path) => {
+                let below = config_of(&merged)?;
+                let below_json = serde_json::to_value(&below).map_err(|err| {
+                    Error::config(format!(
+                        "cannot read the configuration below {path:?}: {err}"
+                    ))
+                })?;
+                let below_detectors: Vec<serde_json::Value> =
+                    crate::detectors::effective_specs(&below.detectors)
+                        .into_iter()
+                        .filter_map(|spec| serde_json::to_value(spec).ok())
+                        .collect();
+                let overlay: serde_json::Value = toml_edit::de::from_document(layer.doc.clone())
+                    .map_err(|err| {
+                        config_error(&layer.source, &layer.text, err.span(), err.message())
+                    })?;
+                let empty = serde_json::Map::new();
+                let restricted = crate::trust::restrict(
+                    &below_json,
+                    &below_detectors,
+                    overlay.as_object().unwrap_or(&empty),
+                );
+                let safe = toml_edit::ser::to_document(&serde_json::Value::Object(restricted.safe))
+                    .map_err(|err| {
+                        Error::config(format!(
+                            "cannot apply the safe part of {}: {err}",
+                            path.display()
+                        ))
+                    })?;
+                merge_tables(&mut merged, safe.as_table());
+                if !restricted.ignored.is_empty() {
+                    notes.push(Note::Untrusted {
+                        path: path.clone(),
+                        ignored: restricted.ignored,
+                    });
+                }
+            }
+        }
+    }
+    let config = config_of(&merged)?;
+    config.validate()?;
+    Ok((config, notes))
+}
+
+fn config_of(merged: &Table) -> Result<Config> {
+    toml_edit::de::from_document(DocumentMut::from(merged.clone()))
+        .map_err(|err| Error::config(format!("invalid configuration: {}", err.message())))
+}
+
+/// `stack` and `build` over `layers`.
+fn build_all<T>(
+    layers: &[Layer],
+    build: &impl Fn(&Config) -> Result<T>,
+) -> Result<(Config, T, Vec<Note>)> {
+    let (config, notes) = stack(layers)?;
+    let built = build(&config)?;
+    Ok((config, built, notes))
+}
+
+/// The layers of `files` (and the backend override), checked, trusted or restricted, merged
+/// and built; see [`Config::load_with`]. `state` is agentguard's state dir (trust store, last
+/// good copies); without one nothing is trusted and nothing is kept. `keep`: files that load
+/// become their last good copy.
+pub fn load_layers<T>(
+    files: &ConfigFiles,
+    env_backend: Option<&str>,
+    state: Option<&Path>,
+    on_broken: OnBroken,
+    keep: bool,
+    build: impl Fn(&Config) -> Result<T>,
+) -> Result<Loaded<T>> {
+    let mut notes = Vec::new();
+    let mut layers = vec![Layer {
+        source: Source::Defaults,
+        text: String::new(),
+        doc: DEFAULT_CONFIG_DATA
+            .parse()
+            .expect("the embedded default config parses (unit test)"),
+        trust: Trust::Own,
+        key: None,
+        from_copy: false,
+    }];
+    // The trust store is read only when there is a project file to look up.
+    let store = match (&files.project, state) {
+        (Some(_), Some(state)) => {
+            crate::trust::TrustStore::load(&state.join(crate::trust::STORE_FILE))
+                .unwrap_or_default()
+        }
+        _ => crate::trust::TrustStore::default(),
+    };
+    let user = files
+        .user
+        .as_ref()
+        .map(|path| (path.clone(), path.clone(), false));
+    // Trust and last good copies of a project file are keyed by its real path.
+    let project = files.project.as_ref().map(|path| {
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        (path.clone(), key, true)
+    });
+    for (path, key, is_project) in [user, project].into_iter().flatten() {
+        let Some(text) = read_layer(&path)? else {
+            continue;
+        };
+        let source = Source::File(path.clone());
+        let trust = layer_trust(&store, &key, is_project.then_some(path.as_path()), &text);
+        match parse_layer(&source, &text) {
+            Ok(doc) => layers.push(Layer {
+                source,
+                text,
+                doc,
+                trust,
+                key: Some(key),
+                from_copy: false,
+            }),
+            Err(err) if on_broken == OnBroken::Fail => return Err(err),
+            Err(err) => {
+                let copy = last_good_copy(state, &store, &source, &key, is_project, None);
+                notes.push(broken_note(state, source, err, copy.as_ref()));
+                layers.extend(copy);
+            }
+        }
+    }
+    if let Some(backend) = env_backend {
+        let value = toml_edit::Value::from(backend);
+        let source = Source::Env("AGENTGUARD_BACKEND");
+        let text = format!("[judge]\nbackend = {value}\n");
+        layers.push(Layer {
+            doc: parse_layer(&source, &text)?,
+            source,
+            text,
+            trust: Trust::Own,
+            key: None,
+            from_copy: false,
+        });
+    }
+    let (config, built, stack_notes) = match build_all(&layers, &build) {
+        Ok(done) => done,
+        Err(err) if on_broken == OnBroken::Fail => return Err(err),
+        Err(_) => {
+            // Find the first layer that breaks the stack; put its last good copy in its place,
+            // or drop it; go on until the stack builds (the defaults alone always do).
+            let mut index = 1;
+            while index < layers.len() {
+                let Err(err) = build_all(&layers[..=index], &build) else {
+                    index += 1;
+                    continue;
+                };
+                let layer = layers.remove(index);
+                let copy = match (&layer.key, layer.from_copy) {
+                    (Some(key), false) => last_good_copy(
+                        state,
+                        &store,
+                        &layer.source,
+                        key,
+                        layer.trust != Trust::Own,
+                        Some(&layer.text),
+                    ),
+                    _ => None,
+                };
+                notes.push(broken_note(state, layer.source, err, copy.as_ref()));
+                if let Some(copy) = copy {
+                    layers.insert(index, copy);
+                }
+            }
+            build_all(&layers, &build)?
+        }
+    };
+    notes.extend(stack_notes);
+    // Every file that loaded as it is now becomes its last good copy (a stat when unchanged).
+    if let Some(state) = state.filter(|_| keep) {
+        for layer in layers.iter().filter(|l| !l.from_copy) {
+            if let Some(key) = &layer.key {
+                let _ = crate::lastgood::save(state, key, &layer.text);
+            }
+        }
+    }
+    Ok(Loaded {
+        config,
+        built,
+        notes,
+    })
+}
+
+/// The user's own file is theirs; a project file (`project`: its path as found) applies as
+/// written only when the user trusted exactly this content at its real path `key`.
+fn layer_trust(
+    store: &crate::trust::TrustStore,
+    key: &Path,
+    project: Option<&Path>,
+    text: &str,
+) -> Trust {
+    match project {
+        None => Trust::Own,
+        Some(_) if store.is_trusted(key, &crate::text::sha256_hex(text)) => Trust::Trusted,
+        Some(path) => Trust::Untrusted(path.to_path_buf()),
+    }
+}
+
+/// The last good copy of the file at `key` as a layer, if there is one that still parses and
+/// is not `current` (the text that just failed).
+fn last_good_copy(
+    state: Option<&Path>,
+    store: &crate::trust::TrustStore,
+    source: &Source,
+    key: &Path,
+    is_project: bool,
+    current: Option<&str>,
+) -> Option<Layer> {
+    let (_, text) = crate::lastgood::find(state?, key)?;
+    if current == Some(text.as_str()) {
+        return None;
+    }
+    let path = match source {
+        Source::File(path) => path.as_path(),
+        _ => key,
+    };
+    Some(Layer {
+        doc: parse_layer(source, &text).ok()?,
+        trust: layer_trust(store, key, is_project.then_some(path), &text),
+        source: source.clone(),
+        text,
+        key: Some(key.to_path_buf()),
+        from_copy: true,
+    })
+}
+
+fn broken_note(state: Option<&Path>, source: Source, error: Error, copy: Option<&Layer>) -> Note {
+    let fallback = match (state, copy) {
+        (
+            Some(state),
+            Some(Layer {
+                key: Some(key),
+                text,
+                ..
+            }),
+        ) => Fallback::LastGood(crate::lastgood::copy_path(state, key, text)),
+        _ => Fallback::Below,
+    };
+    Note::Broken {
+        source,
+        error: error.message,
+        fallback,
+    }
+}
+
+fn read_layer(path: &Path) -> Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(Error::io_at("read config file", path, err)),
     }
 }
 

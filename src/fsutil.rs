@@ -4,7 +4,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Follows a chain of symlinks to the file it finally names (which may not exist yet), so
@@ -254,6 +254,30 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
     if let Ok(dir) = File::open(dir) {
         let _ = dir.sync_all();
     }
+    Ok(())
+}
+
+/// Writes a file only the user may read (0600), atomically (temp file in the same directory,
+/// synced, renamed), creating its directory (0700) first: agentguard's own state, where a
+/// trust record or a config copy must not be readable or half-written.
+pub fn write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !dir.exists() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    // tempfile creates the file 0600.
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(contents)?;
+    temp.as_file()
+        .set_permissions(fs::Permissions::from_mode(0o600))?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|err| err.error)?;
     Ok(())
 }
 

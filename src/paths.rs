@@ -20,6 +20,17 @@ pub fn user_config_file() -> Option<PathBuf> {
 /// The name of the per-project config file, found in the project directory.
 pub const PROJECT_CONFIG_FILE: &str = ".agentguard.toml";
 
+/// agentguard's config dir: `~/.config/agentguard` on Linux (the user config file lives here
+/// unless `AGENTGUARD_CONFIG` moves it).
+pub fn config_dir() -> Option<PathBuf> {
+    project_dirs().map(|dirs| dirs.config_dir().to_path_buf())
+}
+
+/// agentguard's data dir (logs, backups): `~/.local/share/agentguard` on Linux.
+pub fn data_dir() -> Option<PathBuf> {
+    project_dirs().map(|dirs| dirs.data_dir().to_path_buf())
+}
+
 /// The decision-log directory: `~/.local/share/agentguard/logs` on Linux.
 pub fn log_dir() -> Option<PathBuf> {
     project_dirs().map(|dirs| dirs.data_dir().join("logs"))

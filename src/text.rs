@@ -13,6 +13,37 @@ pub fn short_hash(text: &str) -> String {
     sha256_hex(text)[..16].to_string()
 }
 
+/// Whether `text` matches the glob `pattern` as a whole: `*` is any run of characters, `?` one
+/// character, everything else itself.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    // Classic two-pointer match with backtracking to the last `*`.
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, t));
+                p += 1;
+            }
+            Some(&c) if c == '?' || c == text[t] => {
+                p += 1;
+                t += 1;
+            }
+            _ => match star {
+                Some((star_p, star_t)) => {
+                    p = star_p + 1;
+                    t = star_t + 1;
+                    star = Some((star_p, star_t + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
+}
+
 /// The last `max_bytes` of `text`, starting on a character boundary.
 pub fn tail(text: &str, max_bytes: usize) -> &str {
     &text[text.ceil_char_boundary(text.len().saturating_sub(max_bytes))..]
@@ -81,5 +112,17 @@ mod binary_tests {
         assert_eq!(binary_offset(cut), Some(2));
         assert_eq!(super::binary_offset_in_prefix(cut), None);
         assert_eq!(super::binary_offset_in_prefix(b"a\xffb"), Some(1));
+    }
+
+    #[test]
+    fn glob_matches_whole_names() {
+        use super::glob_match;
+        assert!(glob_match("mcp__docs__*", "mcp__docs__search"));
+        assert!(glob_match("mcp__*__read_?", "mcp__fs__read_a"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "axxbyyc"));
+        assert!(!glob_match("mcp__docs__*", "mcp__docs"));
+        assert!(!glob_match("mcp__docs", "mcp__docs__search"));
+        assert!(!glob_match("a*b", "acb_"));
     }
 }

@@ -233,6 +233,34 @@ impl Detector {
     }
 }
 
+/// The built-in specs with `entries` applied (overrides by name, new detectors appended),
+/// disabled ones included: what a config's detectors amount to before they are built.
+pub fn effective_specs(entries: &[DetectorSpec]) -> Vec<DetectorSpec> {
+    merged_specs(entries)
+        .into_iter()
+        .map(|(spec, _)| spec)
+        .collect()
+}
+
+/// Each effective spec with whether a user wrote any of its patterns.
+fn merged_specs(entries: &[DetectorSpec]) -> Vec<(DetectorSpec, bool)> {
+    let mut specs: Vec<(DetectorSpec, bool)> = builtin_specs()
+        .into_iter()
+        .map(|spec| (spec, false))
+        .collect();
+    for entry in entries {
+        match specs.iter_mut().find(|(s, _)| s.name == entry.name) {
+            Some((existing, user_patterns)) => {
+                existing.override_with(entry);
+                *user_patterns |=
+                    entry.triggers.is_some() || entry.skips.is_some() || entry.rules.is_some();
+            }
+            None => specs.push((entry.clone(), true)),
+        }
+    }
+    specs
+}
+
 /// The enabled detectors, built-ins first, then user detectors in config order.
 #[derive(Debug)]
 pub struct Detectors {
@@ -241,22 +269,7 @@ pub struct Detectors {
 
 impl Detectors {
     pub fn load(entries: &[DetectorSpec]) -> Result<Detectors> {
-        // Each spec with whether a user wrote any of its patterns.
-        let mut specs: Vec<(DetectorSpec, bool)> = builtin_specs()
-            .into_iter()
-            .map(|spec| (spec, false))
-            .collect();
-        for entry in entries {
-            match specs.iter_mut().find(|(s, _)| s.name == entry.name) {
-                Some((existing, user_patterns)) => {
-                    existing.override_with(entry);
-                    *user_patterns |=
-                        entry.triggers.is_some() || entry.skips.is_some() || entry.rules.is_some();
-                }
-                None => specs.push((entry.clone(), true)),
-            }
-        }
-        let list = specs
+        let list = merged_specs(entries)
             .into_iter()
             .filter(|(spec, _)| spec.enabled != Some(false))
             .map(|(spec, user_patterns)| Detector::from_spec(spec, user_patterns))
@@ -266,6 +279,14 @@ impl Detectors {
 
     pub fn get(&self, name: &str) -> Option<&Detector> {
         self.list.iter().find(|d| d.name == name)
+    }
+
+    /// The first trigger that does not parse (found at load, without compiling anything): a
+    /// detector that would fail every call it runs on.
+    pub fn trigger_error(&self) -> Option<&str> {
+        self.list
+            .iter()
+            .find_map(|d| d.gates.as_ref().err().map(String::as_str))
     }
 
     /// The enabled detectors for `event`, optionally only those named in `only`.

@@ -33,6 +33,10 @@ pub enum CheckId {
     Binary,
     ConfigUser,
     ConfigProject,
+    /// The project file's trust (`crate::trust::doctor_checks`).
+    TrustProject,
+    /// What the hook uses instead of a layer that does not load.
+    ConfigFallback,
     ConfigEnv,
     Detectors,
     Backend,
@@ -57,6 +61,8 @@ impl CheckId {
             CheckId::Binary,
             CheckId::ConfigUser,
             CheckId::ConfigProject,
+            CheckId::TrustProject,
+            CheckId::ConfigFallback,
             CheckId::ConfigEnv,
             CheckId::Detectors,
             CheckId::Backend,
@@ -82,6 +88,8 @@ impl std::fmt::Display for CheckId {
             CheckId::Binary => "binary",
             CheckId::ConfigUser => "config.user",
             CheckId::ConfigProject => "config.project",
+            CheckId::TrustProject => "trust.project",
+            CheckId::ConfigFallback => "config.fallback",
             CheckId::ConfigEnv => "config.env",
             CheckId::Detectors => "detectors",
             CheckId::Backend => "backend",

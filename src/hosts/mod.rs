@@ -92,8 +92,11 @@ pub fn event_key(event: HookEvent) -> &'static str {
 pub const STOP_TIMEOUT_SECS: i64 = 60;
 /// PreToolUse decides from rules only; the host waits this long at most.
 pub const PRE_TOOL_TIMEOUT_SECS: i64 = 30;
-/// The Claude Code tools that can write or run commands.
-pub const CLAUDE_PRE_TOOL_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit";
+/// The Claude Code tools that can write or run commands, and every MCP tool (`mcp__<server>__
+/// <tool>`, denied in a read-only role unless listed in `[readonly] mcp_readers`). Claude Code
+/// reads a matcher of plain names as a list and anything else as an unanchored JavaScript
+/// regex, so the regex is anchored: `Write` must not match `TodoWrite`.
+pub const CLAUDE_PRE_TOOL_MATCHER: &str = "^(Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.+)$";
 /// The Codex tools that can write or run commands.
 pub const CODEX_PRE_TOOL_MATCHER: &str = "Bash|apply_patch";
 

@@ -194,4 +194,26 @@ impl CommandAnalysis {
             .map(|invocation| invocation.argv.join(" "))
             .collect()
     }
+
+    /// Every text that may name a file this command writes, for the guard of agentguard's own
+    /// files (`crate::protected`): the targets of redirections into files, and every word and
+    /// here-document of a simple command that is not known to only read (a writer such as
+    /// `tee`, `cp`, `sed -i`, `dd`; an unknown program; an interpreter running inline code,
+    /// which can write through any API).
+    pub fn write_targets(&self) -> Vec<&str> {
+        let mut targets: Vec<&str> = self
+            .0
+            .redirects
+            .iter()
+            .filter(|redirect| redirect.writes_file())
+            .map(|redirect| redirect.target.as_str())
+            .collect();
+        for invocation in &self.0.invocations {
+            if readonly::invocation_verdict(invocation).is_some() {
+                targets.extend(invocation.argv.iter().skip(1).map(String::as_str));
+                targets.extend(invocation.stdin_text.as_deref());
+            }
+        }
+        targets
+    }
 }

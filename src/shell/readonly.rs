@@ -57,7 +57,7 @@ fn deny(kind: DenyKind, detail: String) -> ReadOnlyVerdict {
     ReadOnlyVerdict::Deny { kind, detail }
 }
 
-fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, String)> {
+pub(super) fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, String)> {
     let argv = &invocation.argv;
     if invocation.dynamic.first().copied().unwrap_or(false) {
         return Some((DenyKind::DynamicCommand, argv[0].clone()));

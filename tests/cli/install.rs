@@ -144,7 +144,7 @@ fn fresh_install_creates_the_settings_file() {
     assert_eq!(our_commands(&settings, "SubagentStop"), [stop]);
     assert_eq!(
         settings["hooks"]["PreToolUse"][0]["matcher"],
-        "Bash|Edit|Write|MultiEdit|NotebookEdit"
+        "^(Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.+)$"
     );
     assert_eq!(settings["hooks"]["Stop"][0]["hooks"][0]["timeout"], 60);
     assert!(

@@ -61,6 +61,14 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
         "project",
         project_file.as_deref(),
     ));
+    let env_backend = std::env::var("AGENTGUARD_BACKEND")
+        .ok()
+        .filter(|v| !v.is_empty());
+    checks.extend(crate::trust::doctor_checks(
+        &files,
+        env_backend.as_deref(),
+        paths::state_dir().as_deref(),
+    ));
     let effective = Config::load(cwd.as_deref());
     let env: Vec<(&str, Option<String>)> = [
         "AGENTGUARD_CONFIG",
