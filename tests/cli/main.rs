@@ -21,3 +21,4 @@ mod release_fixture;
 mod self_update;
 mod snapshots;
 mod support;
+mod trust;
