@@ -566,7 +566,7 @@ fn stack(layers: &[Layer]) -> Result<(Config, Vec<Note>)> {
                             path.display()
                         ))
                     })?;
-                merge_tables(&mut merged, safe.as_table());
+                merge_tables(&mut merged, &as_standard_tables(safe.as_table().clone()));
                 if !restricted.ignored.is_empty() {
                     notes.push(Note::Untrusted {
                         path: path.clone(),
@@ -584,6 +584,38 @@ fn stack(layers: &[Layer]) -> Result<(Config, Vec<Note>)> {
 fn config_of(merged: &Table) -> Result<Config> {
     toml_edit::de::from_document(DocumentMut::from(merged.clone()))
         .map_err(|err| Error::config(format!("invalid configuration: {}", err.message())))
+}
+
+/// `table` with inline tables as `[tables]` and arrays of inline tables as `[[arrays]]`, the
+/// shapes a file written by hand has, so `merge_tables` merges them instead of replacing (the
+/// serializer writes inline shapes).
+fn as_standard_tables(table: Table) -> Table {
+    let mut out = Table::new();
+    for (key, item) in table.into_iter() {
+        out.insert(&key, as_standard_item(item));
+    }
+    out
+}
+
+fn as_standard_item(item: Item) -> Item {
+    match item {
+        Item::Table(table) => Item::Table(as_standard_tables(table)),
+        Item::Value(toml_edit::Value::InlineTable(inline)) => {
+            Item::Table(as_standard_tables(inline.into_table()))
+        }
+        Item::Value(toml_edit::Value::Array(array))
+            if !array.is_empty() && array.iter().all(|v| v.is_inline_table()) =>
+        {
+            let mut tables = toml_edit::ArrayOfTables::new();
+            for value in array {
+                if let toml_edit::Value::InlineTable(inline) = value {
+                    tables.push(as_standard_tables(inline.into_table()));
+                }
+            }
+            Item::ArrayOfTables(tables)
+        }
+        other => other,
+    }
 }
 
 /// `stack` and `build` over `layers`.
@@ -670,6 +702,16 @@ pub fn load_layers<T>(
             trust: Trust::Own,
             key: None,
             from_copy: false,
+        });
+    }
+    if layers.len() == 1 && notes.is_empty() {
+        // No file, no override: the defaults, read from JSON (cheaper than merging TOML).
+        let config = Config::defaults();
+        let built = build(&config)?;
+        return Ok(Loaded {
+            config,
+            built,
+            notes,
         });
     }
     let (config, built, stack_notes) = match build_all(&layers, &build) {
@@ -902,6 +944,74 @@ mod tests {
         .unwrap();
         let names: Vec<_> = config.detectors.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["commit", "scope-change"]);
+    }
+
+    fn file_layer(path: &str, text: &str, trust: Trust) -> Layer {
+        let source = Source::File(path.into());
+        Layer {
+            doc: parse_layer(&source, text).unwrap(),
+            source,
+            text: text.into(),
+            trust,
+            key: None,
+            from_copy: false,
+        }
+    }
+
+    #[test]
+    fn an_untrusted_layer_merges_its_safe_part_key_by_key() {
+        let defaults = Layer {
+            source: Source::Defaults,
+            text: String::new(),
+            doc: DEFAULT_CONFIG_DATA.parse().unwrap(),
+            trust: Trust::Own,
+            key: None,
+            from_copy: false,
+        };
+        let user = file_layer(
+            "/u.toml",
+            "[stop]\nwindow_bytes = 1000\n[[detectors]]\nname = \"scope-change\"\nenabled = false\n",
+            Trust::Own,
+        );
+        let project_text = "[stop]\nmax_blocks_per_turn = 1\nwindow_bytes = 99999\n\
+                            [[detectors]]\nname = \"commit\"\nenabled = false\n\
+                            [[detectors]]\nname = \"shallow-bugfix\"\ntriggers = [\"x\"]\n";
+        let project = file_layer(
+            "/p/.agentguard.toml",
+            project_text,
+            Trust::Untrusted("/p/.agentguard.toml".into()),
+        );
+        let (config, notes) = stack(&[defaults.clone(), user.clone(), project]).unwrap();
+        assert_eq!(config.stop.window_bytes, 1000);
+        assert_eq!(config.stop.max_blocks_per_turn, 1);
+        assert_eq!(config.stop.scan_bytes, 262144);
+        let names: Vec<_> = config.detectors.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["scope-change", "shallow-bugfix"]);
+        let [Note::Untrusted { ignored, .. }] = notes.as_slice() else {
+            panic!("{notes:?}");
+        };
+        let keys: Vec<_> = ignored.iter().map(|i| i.key.as_str()).collect();
+        // `triggers = ["x"]` would replace the built-in triggers: the addition applies, the
+        // removal is left out (and said).
+        assert_eq!(
+            keys,
+            [
+                "stop.window_bytes",
+                "detectors[commit].enabled",
+                "detectors[shallow-bugfix].triggers"
+            ]
+        );
+        let shallow = config
+            .detectors
+            .iter()
+            .find(|d| d.name == "shallow-bugfix")
+            .unwrap();
+        assert!(shallow.triggers.as_ref().unwrap().len() > 1);
+        // Trusted, the same file applies as written.
+        let trusted = file_layer("/p/.agentguard.toml", project_text, Trust::Trusted);
+        let (config, notes) = stack(&[defaults, user, trusted]).unwrap();
+        assert_eq!(config.stop.window_bytes, 99999);
+        assert!(notes.is_empty());
     }
 
     #[test]

@@ -316,7 +316,10 @@ fn a_repository_cannot_add_mcp_readers_but_the_user_can() {
             .contains("readonly.mcp_readers")
     );
     trust_yes(&env);
-    assert_eq!(decision(&mcp(&env, "s3", "mcp__github__create_issue")), None);
+    assert_eq!(
+        decision(&mcp(&env, "s3", "mcp__github__create_issue")),
+        None
+    );
 }
 
 #[test]
@@ -367,9 +370,7 @@ fn a_broken_project_file_keeps_read_only_denials() {
     let answer = commit("s3");
     assert_eq!(decision(&answer), Some("deny"), "{answer:?}");
     assert!(
-        system_message(&answer)
-            .unwrap()
-            .contains("last good copy"),
+        system_message(&answer).unwrap().contains("last good copy"),
         "{answer:?}"
     );
 }
@@ -393,10 +394,7 @@ fn a_broken_user_file_does_not_make_ls_ask_nor_stops_unjudged() {
 fn a_detector_that_does_not_build_falls_back_too() {
     let env = Env::new();
     env.write_config("[readonly]\nagent_types = [\"reviewer\"]\n");
-    repository_with(
-        &env,
-        "[[detectors]]\nname = \"half\"\ntriggers = [\"x\"]\n",
-    );
+    repository_with(&env, "[[detectors]]\nname = \"half\"\ntriggers = [\"x\"]\n");
     let answer = pre_tool_as(
         &env,
         "claude",
@@ -496,7 +494,11 @@ fn writes_to_every_protected_file_are_held_in_both_hosts_shapes() {
     env.set("AGENTGUARD_ROLE", "read-only");
     for (tool, input) in protected_writes(&env) {
         let answer = pre_tool_as(&env, "claude", "s", tool, input.clone(), None);
-        assert_eq!(decision(&answer), Some("deny"), "{tool} {input}: {answer:?}");
+        assert_eq!(
+            decision(&answer),
+            Some("deny"),
+            "{tool} {input}: {answer:?}"
+        );
     }
 }
 
@@ -531,7 +533,10 @@ fn reading_the_protected_files_stays_open_and_other_writes_are_untouched() {
 #[test]
 fn trust_asks_lists_and_revokes() {
     let env = Env::new();
-    let file = repository_with(&env, "[pretool]\ndestructive = false\n[log]\nenabled = false\n");
+    let file = repository_with(
+        &env,
+        "[pretool]\ndestructive = false\n[log]\nenabled = false\n",
+    );
     // No terminal, no --yes: refused, nothing recorded.
     let refused = trust(&env, &[]);
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
@@ -553,8 +558,7 @@ fn trust_asks_lists_and_revokes() {
         "{listed}"
     );
     std::fs::write(&file, "[pretool]\ndestructive = false\n").unwrap();
-    let listed: Value =
-        serde_json::from_slice(&trust(&env, &["--list", "--json"]).stdout).unwrap();
+    let listed: Value = serde_json::from_slice(&trust(&env, &["--list", "--json"]).stdout).unwrap();
     assert_eq!(listed["files"][0]["status"], "changed");
 
     trust_yes(&env);
