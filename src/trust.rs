@@ -26,8 +26,6 @@ const UNLISTED_WHY: &str = "is not known to only make agentguard stricter";
 enum Rule {
     Fixed,
     Lower,
-    #[serde(rename = "lower-not-0")]
-    LowerNot0,
     Higher,
     OnlyTrue,
     OnlyFalse,
@@ -40,6 +38,9 @@ enum Rule {
 struct RuleEntry {
     rule: Rule,
     why: String,
+    /// For `lower`: the smallest value that still protects.
+    #[serde(default)]
+    min: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -56,17 +57,21 @@ fn rules() -> &'static RulesFile {
 }
 
 /// The rule of a dotted key: its own entry, else its nearest parent's, else `fixed`.
-fn rule_for(key: &str) -> (Rule, &'static str) {
+fn rule_for(key: &str) -> Option<&'static RuleEntry> {
     let mut key = key;
     loop {
         if let Some(entry) = rules().keys.get(key) {
-            return (entry.rule, entry.why.as_str());
+            return Some(entry);
         }
-        match key.rfind('.') {
-            Some(dot) => key = &key[..dot],
-            None => return (Rule::Fixed, UNLISTED_WHY),
-        }
+        key = &key[..key.rfind('.')?];
     }
+}
+
+/// What `rule_for` found, with the defaults of an unlisted key.
+fn rule_of(key: &str) -> (Rule, Option<f64>, &'static str) {
+    rule_for(key).map_or((Rule::Fixed, None, UNLISTED_WHY), |entry| {
+        (entry.rule, entry.min, entry.why.as_str())
+    })
 }
 
 /// A key of an untrusted file that was not applied.
@@ -139,8 +144,8 @@ fn restrict_value(
         }
         return (!safe.is_empty()).then_some(Value::Object(safe));
     }
-    let (rule, why) = rule_for(key);
-    let (applied, left_out) = decide(rule, below, value);
+    let (rule, min, why) = rule_of(key);
+    let (applied, left_out) = decide(rule, min, below, value);
     if let Some(left_out) = left_out {
         ignored.push(Ignored {
             key: key.to_string(),
@@ -151,8 +156,14 @@ fn restrict_value(
     applied
 }
 
-/// Applies `rule` to `value` over `below`: what applies, and what is left out (as shown).
-fn decide(rule: Rule, below: Option<&Value>, value: &Value) -> (Option<Value>, Option<String>) {
+/// Applies `rule` (with its `min`) to `value` over `below`: what applies, and what is left out
+/// (as shown).
+fn decide(
+    rule: Rule,
+    min: Option<f64>,
+    below: Option<&Value>,
+    value: &Value,
+) -> (Option<Value>, Option<String>) {
     if below == Some(value) {
         return (Some(value.clone()), None);
     }
@@ -160,13 +171,12 @@ fn decide(rule: Rule, below: Option<&Value>, value: &Value) -> (Option<Value>, O
     let number = |v: Option<&Value>| v.and_then(Value::as_f64);
     match rule {
         Rule::Fixed => whole(),
-        Rule::Lower | Rule::LowerNot0 | Rule::Higher => {
+        Rule::Lower | Rule::Higher => {
             let (Some(new), Some(old)) = (number(Some(value)), number(below)) else {
                 return whole();
             };
             let tightens = match rule {
-                Rule::Lower => new <= old,
-                Rule::LowerNot0 => new >= 1.0 && new <= old,
+                Rule::Lower => new <= old && min.is_none_or(|min| new >= min),
                 _ => new >= old,
             };
             if tightens {
@@ -250,8 +260,8 @@ fn restrict_detectors(
                 "enabled" => Some(base.get("enabled").cloned().unwrap_or(Value::Bool(true))),
                 _ => base.get(field).cloned(),
             };
-            let (rule, why) = rule_for(&format!("detectors.{field}"));
-            let (applied, left_out) = decide(rule, below_value.as_ref(), value);
+            let (rule, min, why) = rule_of(&format!("detectors.{field}"));
+            let (applied, left_out) = decide(rule, min, below_value.as_ref(), value);
             if let Some(left_out) = left_out {
                 ignored.push(Ignored {
                     key: format!("detectors[{name}].{field}"),
@@ -529,11 +539,14 @@ mod tests {
     fn gates_and_limits_apply_only_in_the_stricter_direction() {
         let strict = restrict_toml(
             "[pretool]\ndestructive = true\njudge = false\n[stop]\nmax_blocks_per_turn = 1\n\
-             scan_bytes = 999999\n[judge]\ndeadline_ms = 1000\n[readonly]\nproject = true\n",
+             scan_bytes = 999999\n[judge]\ndeadline_ms = 12000\n[readonly]\nproject = true\n",
         );
         assert!(strict.ignored.is_empty(), "{:?}", strict.ignored);
         assert_eq!(strict.safe["readonly"]["project"], json!(true));
-        assert_eq!(strict.safe["judge"]["deadline_ms"], json!(1000));
+        assert_eq!(strict.safe["judge"]["deadline_ms"], json!(12000));
+        // Below the floor, a shorter deadline only makes an LLM judge fail.
+        let too_short = restrict_toml("[judge]\ndeadline_ms = 1\n");
+        assert_eq!(ignored_keys(&too_short), ["judge.deadline_ms"]);
         let weak = restrict_toml(
             "[pretool]\ndestructive = false\njudge = true\n[stop]\nmax_blocks_per_turn = 0\n\
              scan_bytes = 10\nwindow_bytes = 100\n[judge]\ndeadline_ms = 99999999\n",
@@ -659,10 +672,10 @@ mod tests {
 
     #[test]
     fn unlisted_keys_need_trust() {
-        assert_eq!(rule_for("judge.claude.binary").0, Rule::Fixed);
-        assert_eq!(rule_for("log.retention_days").0, Rule::Fixed);
-        assert_eq!(rule_for("future.key"), (Rule::Fixed, UNLISTED_WHY));
-        assert_eq!(rule_for("readonly.mcp_readers").0, Rule::Subset);
+        assert_eq!(rule_of("judge.claude.binary").0, Rule::Fixed);
+        assert_eq!(rule_of("log.retention_days").0, Rule::Fixed);
+        assert_eq!(rule_of("future.key"), (Rule::Fixed, None, UNLISTED_WHY));
+        assert_eq!(rule_of("readonly.mcp_readers").0, Rule::Subset);
     }
 
     #[test]

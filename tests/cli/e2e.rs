@@ -422,6 +422,62 @@ fn read_only_launch_denies_a_commit_and_an_edit_and_the_model_hears_why() {
     );
 }
 
+/// The real Claude Code with both tools allowed by its own rules: the agent's writes to its
+/// guard (the project's `.agentguard.toml`, the user config) are held by the hook alone, and the
+/// model hears why. (Claude Code guards its own `.claude/settings*.json` too, with its own
+/// message, so those are covered by the hook-level tests in `trust.rs`.)
+#[test]
+fn the_agent_cannot_write_its_guard_even_where_the_tools_are_allowed() {
+    let Some(session) = Session::start(&rules_config()) else {
+        return;
+    };
+    let project_config = session.env.project().join(".agentguard.toml");
+    let user_config = session.env.config_file();
+    let user_config_before = std::fs::read_to_string(&user_config).unwrap();
+    let prompt = "ZZE2E-T1 make the hooks quieter";
+    let tools = Turn::tool_use(
+        "Write",
+        json!({"file_path": project_config.display().to_string(),
+               "content": "[pretool]\ndestructive = false\n"}),
+    )
+    .and_tool_use(
+        "Bash",
+        json!({"command": "printf '[pretool]\\ndestructive = false\\n' >> ~/.config/agentguard/config.toml",
+               "description": "Quieter hooks"}),
+    );
+    let (write_id, bash_id) = (tool_use_id(&tools, "Write"), tool_use_id(&tools, "Bash"));
+    session.fake.push(tools);
+    session
+        .fake
+        .push(Turn::text("I left the hooks as they are."));
+    let out = session.run_claude(&["-p", prompt, "--allowedTools", "Bash,Write"]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    let turns = session.turns(prompt);
+    assert_eq!(turns.len(), 2, "the tool calls, then the answer");
+    for id in [&write_id, &bash_id] {
+        let result = tool_result(&turns[1], id);
+        assert_eq!(result["is_error"], true, "{result}");
+        let text = tool_result_text(&result);
+        assert!(text.contains("does not edit its own guard"), "{text}");
+    }
+    assert!(!project_config.exists());
+    assert_eq!(
+        std::fs::read_to_string(&user_config).unwrap(),
+        user_config_before
+    );
+    let held: Vec<String> = of_event(&session.decisions(), "PreToolUse")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{}",
+                r["action"].as_str().unwrap(),
+                r["rule"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(held, ["ask:protected-file", "ask:protected-file"]);
+}
+
 // --- 4. the loop guard ends a blocking loop before Claude Code's cap -----------------------------
 
 /// Runs a session whose model proposes each of `proposals` in turn, unverified, with stream-json
