@@ -3,6 +3,11 @@
 //! Each layer is a TOML document. Every layer is checked on its own first, so an error names
 //! the file, line and column it comes from; then the layers are merged table by table
 //! (`[[detectors]]` entries are concatenated) and read into [`Config`].
+//!
+//! A project file the user has not trusted (`crate::trust`) is merged only where it tightens
+//! the layers below it. For the hook ([`OnBroken::Fallback`]) a layer that does not load is
+//! replaced by its last good copy (`crate::lastgood`) or dropped, so a typo never switches a
+//! protection off; what was held back or replaced comes back as [`Note`]s for the user.
 
 use std::path::{Path, PathBuf};
 

@@ -24,6 +24,7 @@ const LOGS: &str = "agentguard's decision log";
 const CLAUDE_SETTINGS: &str = "Claude Code's hook settings";
 const CODEX_SETTINGS: &str = "Codex's hook settings";
 const HOST_DIR: &str = "the directory holding an agent host's hook settings";
+const GUARD_COMMAND: &str = "agentguard's trust, config or hooks";
 
 /// Where the protected files live.
 #[derive(Debug, Clone, Default)]
@@ -227,25 +228,54 @@ impl Protected {
                 .flat_map(patch_files)
                 .find_map(|path| self.check(path)),
             _ => match analysis {
-                Some(Ok(analysis)) => analysis
-                    .write_targets()
-                    .into_iter()
-                    .find_map(|target| self.find_in_text(target)),
+                Some(Ok(analysis)) => analysis.argvs().find_map(guard_command).or_else(|| {
+                    analysis
+                        .write_targets()
+                        .into_iter()
+                        .find_map(|target| self.find_in_text(target))
+                }),
                 _ => command.and_then(|command| self.find_in_text(command)),
             },
         }
     }
 }
 
+/// agentguard's own commands that change its guard: trusting a project file, editing the
+/// config, (un)installing the hooks, replacing the binary. `trust --list` only reads.
+fn guard_command(argv: &[String]) -> Option<Hit> {
+    let program = argv.first()?;
+    if program.rsplit('/').next() != Some("agentguard") {
+        return None;
+    }
+    let words: Vec<&str> = argv[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let changes = match words.as_slice() {
+        ["trust", ..] => !argv.iter().any(|w| w == "--list"),
+        ["config", "set" | "init", ..] => true,
+        ["install" | "uninstall" | "self-update", ..] => true,
+        _ => false,
+    };
+    changes.then(|| Hit {
+        path: PathBuf::from(argv.join(" ")),
+        what: GUARD_COMMAND,
+    })
+}
+
 /// What the agent (and the user, on an ask) is told when a write to a protected file is held.
 pub fn hold_reason(hit: &Hit) -> String {
+    let action = if hit.what == GUARD_COMMAND {
+        format!("run `{}`, which changes {}", hit.path.display(), hit.what)
+    } else {
+        format!("write {} ({})", hit.path.display(), hit.what)
+    };
     format!(
-        "agentguard held this call: it would write {} ({}). An agent does not edit its own \
-         guard: agentguard's configuration, trust store, state and logs, and the agent hosts' \
-         hook settings are the user's to change. Reading them is fine. If a change is needed, \
-         say what should change and why, and leave it to the user.",
-        hit.path.display(),
-        hit.what
+        "agentguard held this call: it would {action}. An agent does not edit its own guard: \
+         agentguard's configuration, trust store, state and logs, and the agent hosts' hook \
+         settings are the user's to change. Reading them is fine. If a change is needed, say \
+         what should change and why, and leave it to the user."
     )
 }
 
@@ -399,6 +429,33 @@ mod tests {
         );
         assert_eq!(p.find_in_text("print('hello world')"), None);
         assert_eq!(p.find_in_text("echo settings.json"), None);
+    }
+
+    #[test]
+    fn agentguard_commands_that_change_the_guard_are_found() {
+        let argv = |line: &str| line.split(' ').map(String::from).collect::<Vec<_>>();
+        for line in [
+            "agentguard trust --yes",
+            "/usr/local/bin/agentguard trust /x",
+            "agentguard config set judge.backend command",
+            "agentguard uninstall --yes",
+            "agentguard install --scope project",
+        ] {
+            assert_eq!(
+                guard_command(&argv(line)).map(|h| h.what),
+                Some(GUARD_COMMAND),
+                "{line}"
+            );
+        }
+        for line in [
+            "agentguard trust --list",
+            "agentguard config show",
+            "agentguard doctor",
+            "agentguard judge --json",
+            "notagentguard trust",
+        ] {
+            assert_eq!(guard_command(&argv(line)), None, "{line}");
+        }
     }
 
     #[test]

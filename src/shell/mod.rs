@@ -217,3 +217,11 @@ impl CommandAnalysis {
         targets
     }
 }
+
+impl CommandAnalysis {
+    /// The words of every simple command found, nested ones included (unquoted, wrappers such as
+    /// `sudo` or `env` still in front: their targets are listed too).
+    pub fn argvs(&self) -> impl Iterator<Item = &[String]> {
+        self.0.invocations.iter().map(|i| i.argv.as_slice())
+    }
+}

@@ -470,6 +470,11 @@ fn protected_writes(env: &Env) -> Vec<(&'static str, Value)> {
             "Bash",
             json!({"command": "dd if=/dev/zero of=~/.config/agentguard/config.toml count=1"}),
         ),
+        ("Bash", json!({"command": "agentguard trust --yes"})),
+        (
+            "Bash",
+            json!({"command": "cd /tmp && sudo agentguard config set pretool.destructive false"}),
+        ),
         (
             "apply_patch",
             json!({"command": "*** Begin Patch\n*** Update File: .agentguard.toml\n@@\n-a\n+b\n*** End Patch\n"}),
@@ -512,6 +517,8 @@ fn reading_the_protected_files_stays_open_and_other_writes_are_untouched() {
         "sed -n 1,5p ~/.config/agentguard/config.toml",
         "echo hi > notes.txt",
         "cp a.txt b.txt",
+        "agentguard trust --list",
+        "agentguard doctor",
     ] {
         let answer = bash(&env, "s", command);
         assert_eq!(decision(&answer), None, "{command}: {answer:?}");
