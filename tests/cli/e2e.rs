@@ -478,6 +478,102 @@ fn the_agent_cannot_write_its_guard_even_where_the_tools_are_allowed() {
     assert_eq!(held, ["ask:protected-file", "ask:protected-file"]);
 }
 
+/// A stdio MCP server with two tools, `search` and `publish`; every call it receives is appended
+/// to `calls`.
+const MCP_SERVER: &str = r#"
+import json, sys
+calls = sys.argv[1]
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if id_ is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "docs", "version": "1"}}
+    elif method == "tools/list":
+        schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+        result = {"tools": [{"name": name, "description": name + " the docs", "inputSchema": schema}
+                            for name in ("search", "publish")]}
+    elif method == "tools/call":
+        with open(calls, "a") as f:
+            f.write(message["params"]["name"] + "\n")
+        result = {"content": [{"type": "text", "text": "MCP-RESULT " + message["params"]["name"]}]}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": id_, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// MCP tools reach the hook through the matcher `install` writes (a regex Claude Code reads
+/// unanchored, so it is anchored): in a read-only role the real Claude Code runs the MCP tool the
+/// user listed in `[readonly] mcp_readers`, and the hook denies the other with the read-only rule.
+#[test]
+fn a_read_only_role_calls_only_the_mcp_tools_the_user_listed() {
+    let Some(mut session) = Session::start(&format!(
+        "{}[readonly]\nmcp_readers = [\"mcp__docs__search\"]\n",
+        rules_config()
+    )) else {
+        return;
+    };
+    let calls = session.env.dir.path().join("mcp-calls");
+    let server = session.env.write("mcp-server.py", MCP_SERVER);
+    let mcp_config = session.env.write(
+        "mcp.json",
+        json!({"mcpServers": {"docs": {"command": "/usr/bin/python3",
+            "args": [server.display().to_string(), calls.display().to_string()]}}})
+        .to_string(),
+    );
+    session.env.set("AGENTGUARD_ROLE", "read-only");
+    let prompt = "ZZE2E-M1 look it up";
+    let tools = Turn::tool_use("mcp__docs__search", json!({"q": "hooks"}))
+        .and_tool_use("mcp__docs__publish", json!({"q": "hooks"}));
+    let (search_id, publish_id) = (
+        tool_use_id(&tools, "mcp__docs__search"),
+        tool_use_id(&tools, "mcp__docs__publish"),
+    );
+    session.fake.push(tools);
+    session.fake.push(Turn::text("Looked it up."));
+    let config = mcp_config.display().to_string();
+    let out = session.run_claude(&[
+        "-p",
+        prompt,
+        "--mcp-config",
+        &config,
+        "--strict-mcp-config",
+        "--allowedTools",
+        "mcp__docs__search,mcp__docs__publish",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    let turns = session.turns(prompt);
+    assert_eq!(turns.len(), 2, "the tool calls, then the answer");
+    let search = tool_result(&turns[1], &search_id);
+    assert!(
+        tool_result_text(&search).contains("MCP-RESULT search"),
+        "{search}"
+    );
+    let publish = tool_result(&turns[1], &publish_id);
+    assert_eq!(publish["is_error"], true, "{publish}");
+    let text = tool_result_text(&publish);
+    assert!(
+        text.contains("not listed in [readonly] mcp_readers"),
+        "{text}"
+    );
+    assert!(text.contains(READ_ONLY_RULE), "{text}");
+    assert_eq!(std::fs::read_to_string(&calls).unwrap(), "search\n");
+    let rules: Vec<String> = of_event(&session.decisions(), "PreToolUse")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{}",
+                r["action"].as_str().unwrap(),
+                r["rule"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(rules, ["allow:", "deny:read-only:mcp-tool"]);
+}
+
 // --- 4. the loop guard ends a blocking loop before Claude Code's cap -----------------------------
 
 /// Runs a session whose model proposes each of `proposals` in turn, unverified, with stream-json
