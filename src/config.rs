@@ -1019,6 +1019,91 @@ mod tests {
         assert!(notes.is_empty());
     }
 
+    fn load_in(
+        dir: &Path,
+        user: &str,
+        env_backend: Option<&str>,
+        on_broken: OnBroken,
+    ) -> Result<Loaded<()>> {
+        let user_path = dir.join("config.toml");
+        std::fs::write(&user_path, user).unwrap();
+        let files = ConfigFiles {
+            user: Some(user_path),
+            project: None,
+        };
+        load_layers(
+            &files,
+            env_backend,
+            Some(&dir.join("state")),
+            on_broken,
+            true,
+            |_| Ok(()),
+        )
+    }
+
+    #[test]
+    fn a_broken_layer_falls_back_to_its_last_good_copy_then_to_the_layers_below() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = "[readonly]\nagent_types = [\"reviewer\"]\n";
+        let loaded = load_in(dir.path(), good, None, OnBroken::Fallback).unwrap();
+        assert!(loaded.notes.is_empty());
+        // Broken: the last good copy stands in, and the note says so with file:line:col.
+        let loaded = load_in(dir.path(), "[readonly\n", None, OnBroken::Fallback).unwrap();
+        assert_eq!(loaded.config.readonly.agent_types, ["reviewer"]);
+        let [
+            Note::Broken {
+                error, fallback, ..
+            },
+        ] = loaded.notes.as_slice()
+        else {
+            panic!("{:?}", loaded.notes);
+        };
+        assert!(error.contains("config.toml:1:"), "{error}");
+        assert!(matches!(fallback, Fallback::LastGood(_)), "{fallback:?}");
+        // A command the user runs stops at the error.
+        assert!(load_in(dir.path(), "[readonly\n", None, OnBroken::Fail).is_err());
+        // A value the schema takes but the checks refuse is broken too.
+        let loaded = load_in(
+            dir.path(),
+            "[judge]\nbackend = \"gpt\"\n",
+            None,
+            OnBroken::Fallback,
+        )
+        .unwrap();
+        assert_eq!(loaded.config.readonly.agent_types, ["reviewer"]);
+        assert_eq!(loaded.config.judge.backend, "rules");
+        // Without a copy, the layers below apply.
+        let fresh = tempfile::tempdir().unwrap();
+        let loaded = load_in(fresh.path(), "[readonly\n", None, OnBroken::Fallback).unwrap();
+        assert!(loaded.config.readonly.agent_types.is_empty());
+        assert!(matches!(
+            loaded.notes.as_slice(),
+            [Note::Broken {
+                fallback: Fallback::Below,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn a_bad_backend_override_is_dropped_in_the_hook_and_an_error_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = load_in(dir.path(), "", Some("gpt"), OnBroken::Fallback).unwrap();
+        assert_eq!(loaded.config.judge.backend, "rules");
+        let [note @ Note::Broken { source, .. }] = loaded.notes.as_slice() else {
+            panic!("{:?}", loaded.notes);
+        };
+        assert_eq!(*source, Source::Env("AGENTGUARD_BACKEND"));
+        assert!(
+            note.message().contains("the override is ignored"),
+            "{}",
+            note.message()
+        );
+        assert!(load_in(dir.path(), "", Some("gpt"), OnBroken::Fail).is_err());
+        let loaded = load_in(dir.path(), "", Some("claude"), OnBroken::Fallback).unwrap();
+        assert_eq!(loaded.config.judge.backend, "claude");
+    }
+
     #[test]
     fn get_reads_dotted_keys() {
         let config = Config::defaults();
