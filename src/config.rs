@@ -646,16 +646,8 @@ pub fn load_layers<T>(
     build: impl Fn(&Config) -> Result<T>,
 ) -> Result<Loaded<T>> {
     let mut notes = Vec::new();
-    let mut layers = vec![Layer {
-        source: Source::Defaults,
-        text: String::new(),
-        doc: DEFAULT_CONFIG_DATA
-            .parse()
-            .expect("the embedded default config parses (unit test)"),
-        trust: Trust::Own,
-        key: None,
-        from_copy: false,
-    }];
+    // The file and override layers; the defaults go under them once there is one.
+    let mut layers = Vec::new();
     // The trust store is read only when there is a project file to look up.
     let store = match (&files.project, state) {
         (Some(_), Some(state)) => {
@@ -709,8 +701,8 @@ pub fn load_layers<T>(
             from_copy: false,
         });
     }
-    if layers.len() == 1 && notes.is_empty() {
-        // No file, no override: the defaults, read from JSON (cheaper than merging TOML).
+    if layers.is_empty() && notes.is_empty() {
+        // No file, no override: the defaults, read from JSON (cheaper than parsing TOML).
         let config = Config::defaults();
         let built = build(&config)?;
         return Ok(Loaded {
@@ -719,6 +711,19 @@ pub fn load_layers<T>(
             notes,
         });
     }
+    layers.insert(
+        0,
+        Layer {
+            source: Source::Defaults,
+            text: String::new(),
+            doc: DEFAULT_CONFIG_DATA
+                .parse()
+                .expect("the embedded default config parses (unit test)"),
+            trust: Trust::Own,
+            key: None,
+            from_copy: false,
+        },
+    );
     let (config, built, stack_notes) = match build_all(&layers, &build) {
         Ok(done) => done,
         Err(err) if on_broken == OnBroken::Fail => return Err(err),

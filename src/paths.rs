@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use directories::{BaseDirs, ProjectDirs};
 
-fn project_dirs() -> Option<ProjectDirs> {
+/// agentguard's platform directories (one lookup, for a caller that needs several of them).
+pub fn project_dirs() -> Option<ProjectDirs> {
     ProjectDirs::from("", "", "agentguard")
 }
 
@@ -20,17 +21,6 @@ pub fn user_config_file() -> Option<PathBuf> {
 /// The name of the per-project config file, found in the project directory.
 pub const PROJECT_CONFIG_FILE: &str = ".agentguard.toml";
 
-/// agentguard's config dir: `~/.config/agentguard` on Linux (the user config file lives here
-/// unless `AGENTGUARD_CONFIG` moves it).
-pub fn config_dir() -> Option<PathBuf> {
-    project_dirs().map(|dirs| dirs.config_dir().to_path_buf())
-}
-
-/// agentguard's data dir (logs, backups): `~/.local/share/agentguard` on Linux.
-pub fn data_dir() -> Option<PathBuf> {
-    project_dirs().map(|dirs| dirs.data_dir().to_path_buf())
-}
-
 /// The decision-log directory: `~/.local/share/agentguard/logs` on Linux.
 pub fn log_dir() -> Option<PathBuf> {
     project_dirs().map(|dirs| dirs.data_dir().join("logs"))
@@ -39,11 +29,14 @@ pub fn log_dir() -> Option<PathBuf> {
 /// Per-session state (the loop guard): `~/.local/state/agentguard` on Linux, falling back to
 /// the data dir where the platform has no state dir.
 pub fn state_dir() -> Option<PathBuf> {
-    project_dirs().map(|dirs| {
-        dirs.state_dir()
-            .map(|d| d.to_path_buf())
-            .unwrap_or_else(|| dirs.data_dir().join("state"))
-    })
+    project_dirs().as_ref().map(state_dir_of)
+}
+
+/// [`state_dir`] of directories already looked up.
+pub fn state_dir_of(dirs: &ProjectDirs) -> PathBuf {
+    dirs.state_dir()
+        .map(|d| d.to_path_buf())
+        .unwrap_or_else(|| dirs.data_dir().join("state"))
 }
 
 /// The user's home directory.

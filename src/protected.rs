@@ -86,14 +86,16 @@ impl Protected {
                 .map(PathBuf::from)
         };
         let under_home = |name: &str| home.as_ref().map(|h| h.join(name));
-        let mut log_dirs: Vec<PathBuf> = crate::paths::data_dir().into_iter().collect();
+        // One platform lookup for the config, data and state dirs (this runs on every call).
+        let dirs = crate::paths::project_dirs();
+        let mut log_dirs: Vec<PathBuf> = dirs.iter().map(|d| d.data_dir().to_path_buf()).collect();
         log_dirs.extend(log_dir);
         Protected::new(
             home.clone(),
             cwd,
             crate::paths::user_config_file(),
-            crate::paths::config_dir(),
-            crate::paths::state_dir(),
+            dirs.as_ref().map(|d| d.config_dir().to_path_buf()),
+            dirs.as_ref().map(crate::paths::state_dir_of),
             log_dirs,
             env_dir("CLAUDE_CONFIG_DIR").or_else(|| under_home(".claude")),
             env_dir("CODEX_HOME").or_else(|| under_home(".codex")),

@@ -4,8 +4,15 @@ use sha2::{Digest, Sha256};
 
 /// Hex SHA-256 of `text`.
 pub fn sha256_hex(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    // Hashed on every hook call (the judged text, the config files): no formatter per byte.
+    let mut hex = String::with_capacity(digest.len() * 2);
+    for byte in digest {
+        hex.push(HEX[usize::from(byte >> 4)] as char);
+        hex.push(HEX[usize::from(byte & 0xf)] as char);
+    }
+    hex
 }
 
 /// The first 16 hex digits of the SHA-256: enough to tell passages apart in one session.
@@ -112,6 +119,14 @@ mod binary_tests {
         assert_eq!(binary_offset(cut), Some(2));
         assert_eq!(super::binary_offset_in_prefix(cut), None);
         assert_eq!(super::binary_offset_in_prefix(b"a\xffb"), Some(1));
+    }
+
+    #[test]
+    fn sha256_hex_is_the_known_digest() {
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]
