@@ -692,14 +692,18 @@ pub fn load_layers<T>(
         let value = toml_edit::Value::from(backend);
         let source = Source::Env("AGENTGUARD_BACKEND");
         let text = format!("[judge]\nbackend = {value}\n");
-        layers.push(Layer {
-            doc: parse_layer(&source, &text)?,
-            source,
-            text,
-            trust: Trust::Own,
-            key: None,
-            from_copy: false,
-        });
+        match parse_layer(&source, &text) {
+            Ok(doc) => layers.push(Layer {
+                doc,
+                source,
+                text,
+                trust: Trust::Own,
+                key: None,
+                from_copy: false,
+            }),
+            Err(err) if on_broken == OnBroken::Fail => return Err(err),
+            Err(err) => notes.push(broken_note(state, source, err, None)),
+        }
     }
     if layers.is_empty() && notes.is_empty() {
         // No file, no override: the defaults, read from JSON (cheaper than parsing TOML).
@@ -1070,13 +1074,18 @@ mod tests {
         // A value the schema takes but the checks refuse is broken too.
         let loaded = load_in(
             dir.path(),
-            "[judge]\nbackend = \"gpt\"\n",
+            "[judge]\ndeadline_ms = 0\n",
             None,
             OnBroken::Fallback,
         )
         .unwrap();
         assert_eq!(loaded.config.readonly.agent_types, ["reviewer"]);
-        assert_eq!(loaded.config.judge.backend, "rules");
+        assert_eq!(loaded.config.judge.deadline_ms, 25000);
+        assert!(
+            matches!(loaded.notes.as_slice(), [Note::Broken { error, .. }] if error.contains("deadline_ms")),
+            "{:?}",
+            loaded.notes
+        );
         // Without a copy, the layers below apply.
         let fresh = tempfile::tempdir().unwrap();
         let loaded = load_in(fresh.path(), "[readonly\n", None, OnBroken::Fallback).unwrap();
@@ -1094,7 +1103,7 @@ mod tests {
     fn a_bad_backend_override_is_dropped_in_the_hook_and_an_error_elsewhere() {
         let dir = tempfile::tempdir().unwrap();
         let loaded = load_in(dir.path(), "", Some("gpt"), OnBroken::Fallback).unwrap();
-        assert_eq!(loaded.config.judge.backend, "rules");
+        assert_eq!(loaded.config.judge.backend, BackendName::Rules);
         let [note @ Note::Broken { source, .. }] = loaded.notes.as_slice() else {
             panic!("{:?}", loaded.notes);
         };
@@ -1106,7 +1115,7 @@ mod tests {
         );
         assert!(load_in(dir.path(), "", Some("gpt"), OnBroken::Fail).is_err());
         let loaded = load_in(dir.path(), "", Some("claude"), OnBroken::Fallback).unwrap();
-        assert_eq!(loaded.config.judge.backend, "claude");
+        assert_eq!(loaded.config.judge.backend, BackendName::Claude);
     }
 
     #[test]
