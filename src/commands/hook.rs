@@ -122,8 +122,12 @@ fn load(input: &HookInput) -> std::result::Result<(Config, Detectors, Vec<String
         }
     })
     .map_err(|err| err.message)?;
-    let messages = loaded.notes.iter().map(|note| note.message()).collect();
-    let sessions = crate::paths::state_dir().map(|d| d.join("sessions"));
+    let messages: Vec<String> = loaded.notes.iter().map(|note| note.message()).collect();
+    // Looking up the state dir costs as much as the rest of this: only when there is a note.
+    let sessions = (!messages.is_empty())
+        .then(crate::paths::state_dir)
+        .flatten()
+        .map(|d| d.join("sessions"));
     let unseen = notices::unseen(sessions.as_deref(), input.session_id.as_deref(), messages);
     Ok((loaded.config, loaded.built, unseen))
 }
