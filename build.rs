@@ -6,7 +6,8 @@
 //! - `evidence-runners.json`, `evidence-claims.json`: `assets/evidence/*.toml` as JSON, every
 //!   pattern checked; `evidence-gates.json`, the literal gate of each of their patterns;
 //! - `default-config-data.toml`: the default config without its comments (cheaper to parse),
-//!   and `default-config.json`, the same as JSON (cheaper still, for the defaults alone).
+//!   and `default-config.json`, the same as JSON (cheaper still, for the defaults alone);
+//! - `trust-rules.json`: the per-key rules for untrusted project files, as JSON.
 //!
 //! The schemas are the crate's own (`src/detectors/spec.rs`, `src/redact/spec.rs`), included
 //! here, so an asset that the crate would reject fails the build with the file and the reason.
@@ -52,6 +53,7 @@ fn main() {
     println!("cargo::rerun-if-changed=assets/evidence/claims.toml");
     println!("cargo::rerun-if-changed=src/evidence/spec.rs");
     println!("cargo::rerun-if-changed=assets/default-config.toml");
+    println!("cargo::rerun-if-changed=assets/trust-rules.toml");
     println!("cargo::rerun-if-changed=src/detectors/spec.rs");
     println!("cargo::rerun-if-changed=src/redact/spec.rs");
     println!("cargo::rerun-if-changed=src/gate.rs");
@@ -70,6 +72,9 @@ fn main() {
         &uncommented(&default_config),
     );
     write(&out.join("default-config.json"), &as_json(&default_config));
+    let trust_rules: serde_json::Value = toml_edit::de::from_str(&read("assets/trust-rules.toml"))
+        .unwrap_or_else(|err| panic!("assets/trust-rules.toml: {err}"));
+    write(&out.join("trust-rules.json"), &trust_rules.to_string());
 }
 
 /// The default config as JSON: what a hook deserializes when no config file or override

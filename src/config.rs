@@ -549,15 +549,21 @@ fn stack(layers: &[Layer]) -> Result<(Config, Vec<Note>)> {
                         "cannot read the configuration below {path:?}: {err}"
                     ))
                 })?;
-                let below_detectors: Vec<serde_json::Value> =
-                    crate::detectors::effective_specs(&below.detectors)
-                        .into_iter()
-                        .filter_map(|spec| serde_json::to_value(spec).ok())
-                        .collect();
                 let overlay: serde_json::Value = toml_edit::de::from_document(layer.doc.clone())
                     .map_err(|err| {
                         config_error(&layer.source, &layer.text, err.span(), err.message())
                     })?;
+                // The detectors below are built (a fifth of a hook's work) only for a file
+                // that has `[[detectors]]` entries to compare with them.
+                let below_detectors: Vec<serde_json::Value> = if overlay.get("detectors").is_some()
+                {
+                    crate::detectors::effective_specs(&below.detectors)
+                        .into_iter()
+                        .filter_map(|spec| serde_json::to_value(spec).ok())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let empty = serde_json::Map::new();
                 let restricted = crate::trust::restrict(
                     &below_json,

@@ -15,8 +15,9 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The per-key rules, as data.
-const RULES_TOML: &str = include_str!("../assets/trust-rules.toml");
+/// The per-key rules, as data: `assets/trust-rules.toml`, turned into JSON by build.rs (read
+/// on a hook call that finds an untrusted project file; JSON is far cheaper to parse).
+const RULES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/trust-rules.json"));
 
 /// Shown for a key the rules do not list: a key not known to tighten needs trust.
 const UNLISTED_WHY: &str = "is not known to only make agentguard stricter";
@@ -51,7 +52,7 @@ struct RulesFile {
 
 fn rules() -> &'static RulesFile {
     static RULES: LazyLock<RulesFile> = LazyLock::new(|| {
-        toml_edit::de::from_str(RULES_TOML).expect("assets/trust-rules.toml is valid (unit test)")
+        serde_json::from_str(RULES_JSON).expect("assets/trust-rules.toml is valid (unit test)")
     });
     &RULES
 }
