@@ -124,7 +124,7 @@ mod binary_tests {
     #[test]
     fn sha256_hex_is_the_known_digest() {
         assert_eq!(
-            sha256_hex("abc"),
+            super::sha256_hex("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
