@@ -251,10 +251,17 @@ pub fn nested(invocation: &Invocation) -> Nested {
             Nested::Argv(index + 1)
         }
         "command" => {
-            if argv.iter().skip(1).any(|arg| arg == "-v" || arg == "-V") {
+            // `command -v NAME` only describes NAME: POSIX gives it one operand. More words
+            // (`command -V git reset --hard`) are outside what is specified to be inert, so
+            // they are read as the command they spell.
+            let index = skip_options(argv, 1, &[]);
+            let describes = argv[1..index.min(argv.len())]
+                .iter()
+                .any(|arg| arg.starts_with('-') && arg[1..].contains(['v', 'V']));
+            if describes && argv.len() <= index + 1 {
                 Nested::None
             } else {
-                operand(&[])
+                Nested::Argv(index)
             }
         }
         "npx" | "pnpx" | "bunx" => {
@@ -570,15 +577,16 @@ fn parallel(invocation: &Invocation) -> Nested {
         "--transfer-file",
     ];
     let mut index = 1;
+    let mut dry_run = false;
     while let Some(arg) = argv.get(index) {
         if !arg.starts_with('-') || arg == ":::" || arg == "::::" {
             break;
         }
-        if matches!(
-            arg.as_str(),
-            "--dry-run" | "--dryrun" | "--help" | "--version"
-        ) {
-            return Nested::None;
+        match arg.as_str() {
+            "--dry-run" | "--dryrun" => dry_run = true,
+            // Print and exit only when nothing follows that parallel would run.
+            "--help" | "--version" if argv.len() == index + 1 => return Nested::None,
+            _ => {}
         }
         index += if WITH_VALUE.contains(&arg.as_str()) {
             2
@@ -592,6 +600,16 @@ fn parallel(invocation: &Invocation) -> Nested {
         .map(|at| at + index);
     let start = index.min(argv.len());
     let command: Vec<String> = argv[start..marker.unwrap_or(argv.len())].to_vec();
+    // A dry run prints the commands, but command lines read from stdin or a file may carry
+    // `{= perl =}` replacement strings, evaluated while composing them, dry run or not.
+    if dry_run {
+        let commands_on_line = !command.is_empty() || marker.is_some_and(|at| argv[at] == ":::");
+        return if commands_on_line {
+            Nested::None
+        } else {
+            Nested::Unknown("parallel reading its commands from stdin or a file".to_string())
+        };
+    }
     let command_dynamic: Vec<bool> = invocation.dynamic[start..start + command.len()].to_vec();
     let Some(marker) = marker else {
         if command.is_empty() {
@@ -630,6 +648,24 @@ fn parallel(invocation: &Invocation) -> Nested {
         };
     }
     let placeholder = command.iter().any(|word| has_placeholder(word));
+    // parallel joins the command's words with spaces and runs the line with a shell, each
+    // input quoted into it: `parallel env FOO='echo {}' sh ::: x` runs `env FOO=echo x sh`.
+    if !command_dynamic.contains(&true) {
+        let lines: Vec<String> = inputs
+            .iter()
+            .map(|input| {
+                let quoted = shlex::try_quote(input)
+                    .map_or_else(|_| INPUT_WORD.to_string(), |q| q.into_owned());
+                let line = command.join(" ");
+                if placeholder {
+                    fill_placeholders(&line, &quoted)
+                } else {
+                    format!("{line} {quoted}")
+                }
+            })
+            .collect();
+        return Nested::Script(lines.join("\n"));
+    }
     Nested::Commands(
         inputs
             .iter()
