@@ -648,20 +648,33 @@ fn parallel(invocation: &Invocation) -> Nested {
         };
     }
     let placeholder = command.iter().any(|word| has_placeholder(word));
-    // parallel joins the command's words with spaces and runs the line with a shell, each
-    // input quoted into it: `parallel env FOO='echo {}' sh ::: x` runs `env FOO=echo x sh`.
+    // GNU parallel joins the command's words with spaces and runs the line with a shell,
+    // each input quoted in (`parallel env FOO='echo {}' sh ::: x` runs `env FOO=echo x sh`);
+    // with `-q`, or another `parallel`, the words stay words. Both readings are analysed.
     if !command_dynamic.contains(&true) {
+        let quote = |word: &str| {
+            shlex::try_quote(word).map_or_else(|_| INPUT_WORD.to_string(), |q| q.into_owned())
+        };
+        let fill = |line: String, input: &str| {
+            if placeholder {
+                fill_placeholders(&line, input)
+            } else {
+                format!("{line} {input}")
+            }
+        };
+        let joined = command.join(" ");
+        let as_words: Vec<String> = command.iter().map(|word| quote(word)).collect();
+        let as_words = as_words.join(" ");
         let lines: Vec<String> = inputs
             .iter()
-            .map(|input| {
-                let quoted = shlex::try_quote(input)
-                    .map_or_else(|_| INPUT_WORD.to_string(), |q| q.into_owned());
-                let line = command.join(" ");
-                if placeholder {
-                    fill_placeholders(&line, &quoted)
-                } else {
-                    format!("{line} {quoted}")
+            .flat_map(|input| {
+                let quoted = quote(input);
+                let mut readings = vec![fill(joined.clone(), &quoted)];
+                // One word is the same program either way (a name with spaces runs nothing).
+                if command.len() > 1 {
+                    readings.push(fill(as_words.clone(), &quoted));
                 }
+                readings
             })
             .collect();
         return Nested::Script(lines.join("\n"));

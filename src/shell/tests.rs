@@ -1369,6 +1369,15 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
         Some("git.reset-hard"),
     ),
     ("command -v git reset --hard", Some("git.reset-hard")),
+    // Both readings of parallel's command: words re-split by a shell, and words as words.
+    (
+        "parallel bash -c 'git reset --hard' ::: ok",
+        Some("git.reset-hard"),
+    ),
+    (
+        "parallel -q sh -c 'rm -rf \"$1\"' _ {} ::: /",
+        Some("rm.broad"),
+    ),
     ("git reset --hard 'unterminated", Some("shell.unparseable")),
     // Allowed: everyday work, dry runs, help, and danger only mentioned.
     ("git status && git diff --stat", None),
