@@ -61,6 +61,9 @@ const READ_ONLY_CASES: &[(&str, Option<DenyKind>)] = &[
     // `command -v` describes one name; more words are read as the command they spell.
     ("command -V git reset --hard", G),
     ("command -v -p ls", A),
+    // Input words land after the subcommand: only its options can be picked.
+    ("xargs kubectl get pods", A),
+    ("xargs git log --oneline", D),
     // parallel: `--version` prints and exits only when nothing follows it would run; a dry
     // run whose command lines come from stdin may still evaluate `{= perl =}` in them; the
     // command's words are joined and run by a shell, inputs quoted in.
