@@ -669,8 +669,13 @@ fn parallel(invocation: &Invocation) -> Nested {
             .iter()
             .flat_map(|input| {
                 let quoted = quote(input);
-                let mut readings = vec![fill(joined.clone(), &quoted)];
-                // One word is the same program either way (a name with spaces runs nothing).
+                let line = fill(joined.clone(), &quoted);
+                // One word is the same program either way (a name with spaces runs nothing);
+                // a line its shell rejects (`python -c print("ok")`) runs nothing either.
+                let mut readings = Vec::new();
+                if command.len() == 1 || super::walk::is_shell_syntax(&line) {
+                    readings.push(line);
+                }
                 if command.len() > 1 {
                     readings.push(fill(as_words.clone(), &quoted));
                 }

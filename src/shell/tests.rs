@@ -1372,6 +1372,8 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
         Some("git.reset-hard"),
     ),
     ("command -v git reset --hard", Some("git.reset-hard")),
+    // The re-split line is a shell syntax error (nothing runs that way): the words remain.
+    ("parallel python3 -c 'print(\"ok\")' ::: ok", None),
     // Both readings of parallel's command: words re-split by a shell, and words as words.
     (
         "parallel bash -c 'git reset --hard' ::: ok",
