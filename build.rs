@@ -3,8 +3,11 @@
 //! - `builtin_detectors.rs`: the built-in detectors as `DetectorSpec` values, and the literal
 //!   gate of every built-in trigger (see `src/gate.rs`);
 //! - `builtin_redaction.rs`: the built-in redaction rule table as a `RulesFile` value;
+//! - `evidence-runners.json`, `evidence-claims.json`: `assets/evidence/*.toml` as JSON, every
+//!   pattern checked; `evidence-gates.json`, the literal gate of each of their patterns;
 //! - `default-config-data.toml`: the default config without its comments (cheaper to parse),
-//!   and `default-config.json`, the same as JSON (cheaper still, for the defaults alone).
+//!   and `default-config.json`, the same as JSON (cheaper still, for the defaults alone);
+//! - `trust-rules.json`: the per-key rules for untrusted project files, as JSON.
 //!
 //! The schemas are the crate's own (`src/detectors/spec.rs`, `src/redact/spec.rs`), included
 //! here, so an asset that the crate would reject fails the build with the file and the reason.
@@ -12,6 +15,9 @@
 #[allow(dead_code)]
 #[path = "src/detectors/spec.rs"]
 mod detector_spec;
+#[allow(dead_code)]
+#[path = "src/evidence/spec.rs"]
+mod evidence_spec;
 #[allow(dead_code)]
 #[path = "src/gate.rs"]
 mod gate;
@@ -36,13 +42,18 @@ const DETECTORS: &[&str] = &[
     "scope-change",
     "shallow-bugfix",
     "bugfix-without-reproduction",
+    "unbacked-claim",
     "destructive",
 ];
 
 fn main() {
     println!("cargo::rerun-if-changed=assets/detectors");
     println!("cargo::rerun-if-changed=assets/redact/rules.toml");
+    println!("cargo::rerun-if-changed=assets/evidence/runners.toml");
+    println!("cargo::rerun-if-changed=assets/evidence/claims.toml");
+    println!("cargo::rerun-if-changed=src/evidence/spec.rs");
     println!("cargo::rerun-if-changed=assets/default-config.toml");
+    println!("cargo::rerun-if-changed=assets/trust-rules.toml");
     println!("cargo::rerun-if-changed=src/detectors/spec.rs");
     println!("cargo::rerun-if-changed=src/redact/spec.rs");
     println!("cargo::rerun-if-changed=src/gate.rs");
@@ -52,12 +63,18 @@ fn main() {
     write(&out.join("builtin_detectors.rs"), &detectors());
     write(&out.join("builtin_redaction.rs"), &redaction());
     write(&out.join("builtin_programs.rs"), &programs());
+    write(&out.join("evidence-runners.json"), &evidence_runners());
+    write(&out.join("evidence-claims.json"), &evidence_claims());
+    write(&out.join("evidence-gates.json"), &evidence_gates());
     let default_config = read("assets/default-config.toml");
     write(
         &out.join("default-config-data.toml"),
         &uncommented(&default_config),
     );
     write(&out.join("default-config.json"), &as_json(&default_config));
+    let trust_rules: serde_json::Value = toml_edit::de::from_str(&read("assets/trust-rules.toml"))
+        .unwrap_or_else(|err| panic!("assets/trust-rules.toml: {err}"));
+    write(&out.join("trust-rules.json"), &trust_rules.to_string());
 }
 
 /// The default config as JSON: what a hook deserializes when no config file or override
@@ -300,6 +317,7 @@ fn detector(spec: &DetectorSpec) -> String {
         enabled,
         description,
         events,
+        judge,
         triggers,
         skips,
         fields,
@@ -312,7 +330,7 @@ fn detector(spec: &DetectorSpec) -> String {
     } = spec;
     format!(
         "DetectorSpec {{ name: {}, enabled: {enabled:?}, description: {}, events: {}, \
-         triggers: {}, skips: {}, fields: {}, block_when: {}, prompt: {}, feedback: {}, \
+         judge: {}, triggers: {}, skips: {}, fields: {}, block_when: {}, prompt: {}, feedback: {}, \
          rules: {}, rules_unsure: {}, rules_against: {} }}",
         owned(name),
         option(description.as_deref().map(owned)),
@@ -326,6 +344,7 @@ fn detector(spec: &DetectorSpec) -> String {
                 .collect();
             format!("vec![{}]", events.join(", "))
         })),
+        option(judge.map(|judge| format!("JudgeBy::{judge:?}"))),
         option(triggers.as_deref().map(strings)),
         option(skips.as_deref().map(strings)),
         option(fields.as_deref().map(strings)),
@@ -371,6 +390,74 @@ fn needles(gate: Option<Vec<Vec<gate::Needle>>>) -> String {
             .collect();
         format!("&[{}]", clauses.join(", "))
     }))
+}
+
+/// The runner table as JSON (parsed only when a stop needs the turn's evidence), after checking
+/// that it fits the schema and that every pattern parses.
+fn evidence_runners() -> String {
+    let path = "assets/evidence/runners.toml";
+    let table: evidence_spec::RunnerTable =
+        toml_edit::de::from_str(&read(path)).unwrap_or_else(|err| panic!("{path}: {err}"));
+    let patterns = table
+        .runners
+        .iter()
+        .map(|r| (&r.name, &r.command))
+        .chain(table.summaries.iter().map(|s| (&s.name, &s.pattern)));
+    for (name, pattern) in patterns {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .unwrap_or_else(|err| panic!("{path}: `{name}`: invalid pattern: {err}"));
+    }
+    for pattern in table.not_run.iter().chain(&table.pending) {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .unwrap_or_else(|err| panic!("{path}: invalid pattern `{pattern}`: {err}"));
+    }
+    serde_json::to_string(&table).expect("the runner table serializes")
+}
+
+/// The claim-reading table as JSON, every pattern checked.
+fn evidence_claims() -> String {
+    let path = "assets/evidence/claims.toml";
+    let table: evidence_spec::ClaimsTable =
+        toml_edit::de::from_str(&read(path)).unwrap_or_else(|err| panic!("{path}: {err}"));
+    for pattern in std::iter::once(&table.clause_break).chain(&table.not_asserted) {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .unwrap_or_else(|err| panic!("{path}: invalid pattern `{pattern}`: {err}"));
+    }
+    serde_json::to_string(&table).expect("the claims table serializes")
+}
+
+/// The literal gate of every evidence pattern (see `src/gate.rs`), by pattern: a pattern is
+/// compiled only when a literal of each of its clauses occurs in the text.
+fn evidence_gates() -> String {
+    let runners: evidence_spec::RunnerTable =
+        toml_edit::de::from_str(&read("assets/evidence/runners.toml")).expect("checked above");
+    let claims: evidence_spec::ClaimsTable =
+        toml_edit::de::from_str(&read("assets/evidence/claims.toml")).expect("checked above");
+    let patterns = runners
+        .runners
+        .iter()
+        .map(|r| &r.command)
+        .chain(runners.summaries.iter().map(|s| &s.pattern))
+        .chain(&runners.not_run)
+        .chain(&runners.pending)
+        .chain(&claims.not_asserted);
+    let gates: BTreeMap<&String, Option<Vec<Vec<Vec<u8>>>>> = patterns
+        .map(|pattern| {
+            let gate = gate::needles(pattern)
+                .unwrap_or_else(|err| panic!("evidence pattern `{pattern}`: {err}"))
+                .map(|clauses| {
+                    clauses
+                        .into_iter()
+                        .map(|clause| clause.into_iter().map(|n| n.bytes).collect())
+                        .collect()
+                });
+            (pattern, gate)
+        })
+        .collect();
+    serde_json::to_string(&gates).expect("the gates serialize")
 }
 
 fn redaction() -> String {
@@ -426,7 +513,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
     format!(
         "AssignmentSpec {{ password_words: {}, secret_words: {}, secret_keys: {}, key_qualifiers: {}, \
          non_secret_tails: {}, non_secret_words: {}, stop_values: {}, placeholder_words: {}, \
-         min_password_length: {}, min_secret_length: {}, min_entropy: {:?} }}",
+         min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {} }}",
         strings(&spec.password_words),
         strings(&spec.secret_words),
         strings(&spec.secret_keys),
@@ -438,6 +525,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
         spec.min_password_length,
         spec.min_secret_length,
         spec.min_entropy,
+        strings(&spec.prose_connectors),
     )
 }
 

@@ -26,7 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add agentguard''s hooks to Claude Code or Codex settings')
-            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Hook entry points, called by the agent host')
             [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Run the detectors on a text (file or stdin)')
             [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Replace secrets in a text with [REDACTED:<kind>]')
@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a failure could hide behind')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit the configuration')
             [CompletionResult]::new('launch', 'launch', [CompletionResultType]::ParameterValue, 'Start an agent CLI as a read-only reviewer')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions, or the man page')
             [CompletionResult]::new('self-update', 'self-update', [CompletionResultType]::ParameterValue, 'Update agentguard from its releases')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -59,6 +60,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the change as a unified diff and write nothing')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--purge', '--purge', [CompletionResultType]::ParameterName, 'Also remove agentguard''s own files: its config, state (loop guard, trust store), decision logs and the settings backups it wrote; lists them first and asks unless --yes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -99,6 +101,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             break
         }
         'agentguard;judge' {
+            [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'Judge a stop as the hook would: the current turn''s text and tool calls from this Claude Code transcript or Codex rollout')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Only run this detector (repeatable)')
             [CompletionResult]::new('--detector', '--detector', [CompletionResultType]::ParameterName, 'Only run this detector (repeatable)')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)')
@@ -287,6 +290,16 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'agentguard;trust' {
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the trusted files and whether each is still trusted as it is now')
+            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Forget the trust of the file (it applies only where it tightens again)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Trust without asking (for scripts): review the file first')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Trust without asking (for scripts): review the file first')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable output (with --list)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'agentguard;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -302,7 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
         }
         'agentguard;help' {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add agentguard''s hooks to Claude Code or Codex settings')
-            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Hook entry points, called by the agent host')
             [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Run the detectors on a text (file or stdin)')
             [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Replace secrets in a text with [REDACTED:<kind>]')
@@ -310,6 +323,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a failure could hide behind')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit the configuration')
             [CompletionResult]::new('launch', 'launch', [CompletionResultType]::ParameterValue, 'Start an agent CLI as a read-only reviewer')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions, or the man page')
             [CompletionResult]::new('self-update', 'self-update', [CompletionResultType]::ParameterValue, 'Update agentguard from its releases')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -388,6 +402,9 @@ Register-ArgumentCompleter -Native -CommandName 'agentguard' -ScriptBlock {
             break
         }
         'agentguard;help;launch' {
+            break
+        }
+        'agentguard;help;trust' {
             break
         }
         'agentguard;help;completions' {

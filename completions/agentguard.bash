@@ -49,6 +49,9 @@ _agentguard() {
             agentguard,self-update)
                 cmd="agentguard__subcmd__self__subcmd__update"
                 ;;
+            agentguard,trust)
+                cmd="agentguard__subcmd__trust"
+                ;;
             agentguard,uninstall)
                 cmd="agentguard__subcmd__uninstall"
                 ;;
@@ -120,6 +123,9 @@ _agentguard() {
                 ;;
             agentguard__subcmd__help,self-update)
                 cmd="agentguard__subcmd__help__subcmd__self__subcmd__update"
+                ;;
+            agentguard__subcmd__help,trust)
+                cmd="agentguard__subcmd__help__subcmd__trust"
                 ;;
             agentguard__subcmd__help,uninstall)
                 cmd="agentguard__subcmd__help__subcmd__uninstall"
@@ -221,7 +227,7 @@ _agentguard() {
 
     case "${cmd}" in
         agentguard)
-            opts="-h -V --help --version install uninstall hook judge redact logs doctor config launch completions self-update help"
+            opts="-h -V --help --version install uninstall hook judge redact logs doctor config launch trust completions self-update help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,7 +451,7 @@ _agentguard() {
             return 0
             ;;
         agentguard__subcmd__help)
-            opts="install uninstall hook judge redact logs doctor config launch completions self-update help"
+            opts="install uninstall hook judge redact logs doctor config launch trust completions self-update help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -780,6 +786,20 @@ _agentguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        agentguard__subcmd__help__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         agentguard__subcmd__help__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -931,12 +951,16 @@ _agentguard() {
             return 0
             ;;
         agentguard__subcmd__judge)
-            opts="-d -b -h --detector --backend --json --eval --help"
+            opts="-d -b -h --transcript --detector --backend --json --eval --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --transcript)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --detector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1268,8 +1292,22 @@ _agentguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        agentguard__subcmd__trust)
+            opts="-y -h --list --revoke --yes --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         agentguard__subcmd__uninstall)
-            opts="-y -h --host --scope --events --dry-run --yes --project-dir --help"
+            opts="-y -h --host --scope --events --dry-run --yes --project-dir --purge --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,7 +23,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand install 'Add agentguard''s hooks to Claude Code or Codex settings'
-            cand uninstall 'Remove agentguard''s hooks, and nothing else'
+            cand uninstall 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)'
             cand hook 'Hook entry points, called by the agent host'
             cand judge 'Run the detectors on a text (file or stdin)'
             cand redact 'Replace secrets in a text with [REDACTED:<kind>]'
@@ -31,6 +31,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand doctor 'Check everything a failure could hide behind'
             cand config 'Read and edit the configuration'
             cand launch 'Start an agent CLI as a read-only reviewer'
+            cand trust 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)'
             cand completions 'Print shell completions, or the man page'
             cand self-update 'Update agentguard from its releases'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -54,6 +55,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand --dry-run 'Print the change as a unified diff and write nothing'
             cand -y 'Do not ask for confirmation'
             cand --yes 'Do not ask for confirmation'
+            cand --purge 'Also remove agentguard''s own files: its config, state (loop guard, trust store), decision logs and the settings backups it wrote; lists them first and asks unless --yes'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -86,6 +88,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
         &'agentguard;hook;help;help'= {
         }
         &'agentguard;judge'= {
+            cand --transcript 'Judge a stop as the hook would: the current turn''s text and tool calls from this Claude Code transcript or Codex rollout'
             cand -d 'Only run this detector (repeatable)'
             cand --detector 'Only run this detector (repeatable)'
             cand -b 'Judge backend (auto, rules, command, codex, claude, openai, anthropic)'
@@ -244,6 +247,15 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'agentguard;trust'= {
+            cand --list 'List the trusted files and whether each is still trusted as it is now'
+            cand --revoke 'Forget the trust of the file (it applies only where it tightens again)'
+            cand -y 'Trust without asking (for scripts): review the file first'
+            cand --yes 'Trust without asking (for scripts): review the file first'
+            cand --json 'Machine-readable output (with --list)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'agentguard;completions'= {
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -257,7 +269,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
         }
         &'agentguard;help'= {
             cand install 'Add agentguard''s hooks to Claude Code or Codex settings'
-            cand uninstall 'Remove agentguard''s hooks, and nothing else'
+            cand uninstall 'Remove agentguard''s hooks, and nothing else (--purge: also agentguard''s own files)'
             cand hook 'Hook entry points, called by the agent host'
             cand judge 'Run the detectors on a text (file or stdin)'
             cand redact 'Replace secrets in a text with [REDACTED:<kind>]'
@@ -265,6 +277,7 @@ set edit:completion:arg-completer[agentguard] = {|@words|
             cand doctor 'Check everything a failure could hide behind'
             cand config 'Read and edit the configuration'
             cand launch 'Start an agent CLI as a read-only reviewer'
+            cand trust 'Let a project''s .agentguard.toml loosen settings (after you reviewed it)'
             cand completions 'Print shell completions, or the man page'
             cand self-update 'Update agentguard from its releases'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -322,6 +335,8 @@ set edit:completion:arg-completer[agentguard] = {|@words|
         &'agentguard;help;config;set'= {
         }
         &'agentguard;help;launch'= {
+        }
+        &'agentguard;help;trust'= {
         }
         &'agentguard;help;completions'= {
         }

@@ -9,10 +9,31 @@
 #   .cache/clis/vibe-kit/node_modules/.bin  grok (@vibe-kit/grok-cli)
 # The tests find them through AGENTGUARD_TEST_CLI_BIN and AGENTGUARD_TEST_VIBE_GROK_BIN
 # (set by scripts/test.sh).
+#
+# Nothing is written outside .cache/: npm and every package's install script run with HOME,
+# the XDG directories, npm's cache and TMPDIR pointed into .cache/ (xAI's postinstall copies
+# its binary to ~/.grok/bin, opencode and node-gyp fill ~/.cache and ~/.local: all of that
+# lands in .cache/home). The user's npm configuration (~/.npmrc: registry, proxy) is still read.
 set -eu
 
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 clis="$root/.cache/clis"
+
+sandbox="$root/.cache/home"
+if [ -z "${NPM_CONFIG_USERCONFIG:-}" ] && [ -f "${HOME:-/nonexistent}/.npmrc" ]; then
+    NPM_CONFIG_USERCONFIG="$HOME/.npmrc"
+    export NPM_CONFIG_USERCONFIG
+fi
+HOME="$sandbox"
+XDG_CONFIG_HOME="$sandbox/.config"
+XDG_CACHE_HOME="$sandbox/.cache"
+XDG_DATA_HOME="$sandbox/.local/share"
+XDG_STATE_HOME="$sandbox/.local/state"
+npm_config_cache="$root/.cache/npm"
+TMPDIR="$root/.cache/tmp"
+export HOME XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME npm_config_cache TMPDIR
+mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME" "$XDG_DATA_HOME" "$XDG_STATE_HOME" \
+    "$npm_config_cache" "$TMPDIR"
 
 # Pinned versions: the CLIs change monthly; bump deliberately and re-run the suite.
 PACKAGES="

@@ -17,7 +17,7 @@ pub use crate::launch::AgentCli;
         words for unverified commit/push/deploy proposals, session splitting, deferred scope and \
         fixes without a root cause or reproduction. At every PreToolUse, read-only roles are \
         enforced and dangerous commands are gated.\n\n\
-        Exit codes: 0 ok, 1 found (violation, secret, unhealthy), 2 usage or configuration error."
+        Exit codes: 0 ok, 1 found (violation, secret, unhealthy), 2 usage or configuration error, 3 judge could not judge."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -49,8 +49,8 @@ impl Cli {
 pub enum Command {
     /// Add agentguard's hooks to Claude Code or Codex settings
     Install(InstallArgs),
-    /// Remove agentguard's hooks, and nothing else
-    Uninstall(InstallArgs),
+    /// Remove agentguard's hooks, and nothing else (--purge: also agentguard's own files)
+    Uninstall(UninstallArgs),
     /// Hook entry points, called by the agent host
     #[command(subcommand)]
     Hook(HookCommand),
@@ -67,6 +67,8 @@ pub enum Command {
     Config(ConfigCommand),
     /// Start an agent CLI as a read-only reviewer
     Launch(LaunchArgs),
+    /// Let a project's .agentguard.toml loosen settings (after you reviewed it)
+    Trust(TrustArgs),
     /// Print shell completions, or the man page
     Completions(CompletionsArgs),
     /// Update agentguard from its releases
@@ -100,6 +102,16 @@ pub struct InstallArgs {
     pub project_dir: Option<PathBuf>,
 }
 
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub target: InstallArgs,
+    /// Also remove agentguard's own files: its config, state (loop guard, trust store),
+    /// decision logs and the settings backups it wrote; lists them first and asks unless --yes
+    #[arg(long)]
+    pub purge: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
     /// Stop and SubagentStop: judge the agent's final words
@@ -117,8 +129,13 @@ pub struct HookArgs {
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
-    /// Text to judge; `-` or nothing reads stdin
+    /// Text to judge; `-` or nothing reads stdin. With --transcript: the final message (the
+    /// Stop hook's `last_assistant_message`), optional
     pub file: Option<PathBuf>,
+    /// Judge a stop as the hook would: the current turn's text and tool calls from this
+    /// Claude Code transcript or Codex rollout
+    #[arg(long, value_name = "JSONL", conflicts_with = "eval")]
+    pub transcript: Option<PathBuf>,
     /// Only run this detector (repeatable)
     #[arg(long = "detector", short = 'd')]
     pub detectors: Vec<String>,
@@ -240,6 +257,25 @@ pub enum LogsCommand {
 pub enum LabelValue {
     Right,
     Wrong,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The project directory (its nearest .agentguard.toml at or above it); default: the
+    /// current directory
+    pub dir: Option<PathBuf>,
+    /// List the trusted files and whether each is still trusted as it is now
+    #[arg(long, conflicts_with_all = ["revoke", "dir"])]
+    pub list: bool,
+    /// Forget the trust of the file (it applies only where it tightens again)
+    #[arg(long)]
+    pub revoke: bool,
+    /// Trust without asking (for scripts): review the file first
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Machine-readable output (with --list)
+    #[arg(long, requires = "list")]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

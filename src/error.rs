@@ -9,6 +9,9 @@ pub mod exit {
     pub const FOUND: u8 = 1;
     /// Usage, configuration or input error.
     pub const USAGE: u8 = 2;
+    /// `judge` could not judge (verdict `fail`: the backend timed out, failed or gave no
+    /// usable reply): neither clean nor a violation, so a CI gate must not read it as 0.
+    pub const UNJUDGED: u8 = 3;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Follows a chain of symlinks to the file it finally names (which may not exist yet), so
@@ -54,6 +54,124 @@ pub fn is_read_only(path: &Path) -> io::Result<bool> {
     // SAFETY: c_path is a valid NUL-terminated string for the duration of the call.
     let writable = unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } == 0;
     Ok(!writable)
+}
+
+/// Why a file or directory cannot be written, named by its real cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteBlock {
+    /// No write bit at all: the user made it read-only (`chmod u+w` undoes that).
+    ReadOnlyMode,
+    /// Write bits set, yet the kernel refuses with EPERM: an attribute such as immutable
+    /// (`chattr +i`) or append-only, which no chmod changes.
+    Immutable,
+    /// Not writable for this user (another owner, EACCES).
+    NoPermission,
+}
+
+impl WriteBlock {
+    /// What to tell the user, and how to fix it, for `path`.
+    pub fn describe(self, path: &Path) -> (String, String) {
+        let shown = path.display();
+        match self {
+            WriteBlock::ReadOnlyMode => (
+                format!("{shown} is read-only"),
+                format!(
+                    "agentguard does not replace a file you made read-only; make it writable \
+                     (chmod u+w {shown}) and run again"
+                ),
+            ),
+            WriteBlock::Immutable => (
+                format!(
+                    "{shown} is immutable or append-only (a file attribute: lsattr {shown} shows \
+                     it), so no one can change it, root included"
+                ),
+                format!(
+                    "if you set that on purpose, leave it; else clear it (sudo chattr -i -a \
+                     {shown}) and run again"
+                ),
+            ),
+            WriteBlock::NoPermission => (
+                format!("{shown} is not writable for this user"),
+                format!(
+                    "it belongs to someone else or its permissions exclude you (ls -l {shown}); \
+                     run as its owner, or fix its owner/permissions"
+                ),
+            ),
+        }
+    }
+}
+
+/// Why `path` cannot be written, if it cannot: the mode bits, then the kernel's own answer.
+pub fn write_block(path: &Path) -> io::Result<Option<WriteBlock>> {
+    let meta = fs::metadata(path)?;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
+    // SAFETY: c_path is a valid NUL-terminated string for the duration of the call.
+    let errno = if unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } == 0 {
+        None
+    } else {
+        io::Error::last_os_error().raw_os_error()
+    };
+    let mut block = classify_write_block(meta.permissions().mode(), errno);
+    if block.is_none() && meta.is_file() && has_immutable_attribute(path) {
+        block = Some(WriteBlock::Immutable);
+    }
+    Ok(block)
+}
+
+/// The cause from the mode bits and the errno of `access(W_OK)` (None: access allowed).
+pub fn classify_write_block(mode: u32, access_errno: Option<i32>) -> Option<WriteBlock> {
+    if mode & 0o222 == 0 {
+        return Some(WriteBlock::ReadOnlyMode);
+    }
+    match access_errno {
+        None => None,
+        Some(libc::EPERM) => Some(WriteBlock::Immutable),
+        Some(libc::EROFS) => Some(WriteBlock::Immutable),
+        Some(_) => Some(WriteBlock::NoPermission),
+    }
+}
+
+/// Whether the file has the immutable or append-only attribute (Linux `FS_IOC_GETFLAGS`):
+/// `access(2)` reports an immutable file as writable on some kernels, the rename over it then
+/// fails with EPERM.
+fn has_immutable_attribute(path: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        const FS_IOC_GETFLAGS: libc::c_ulong = 0x8008_6601;
+        const FS_IMMUTABLE_FL: libc::c_long = 0x10;
+        const FS_APPEND_FL: libc::c_long = 0x20;
+        let Ok(file) = File::open(path) else {
+            return false;
+        };
+        let mut flags: libc::c_long = 0;
+        // SAFETY: the descriptor is open for the call; the ioctl writes one long into flags.
+        let done = unsafe { libc::ioctl(file.as_raw_fd(), FS_IOC_GETFLAGS as _, &mut flags) };
+        done == 0 && flags & (FS_IMMUTABLE_FL | FS_APPEND_FL) != 0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// The hint for a file that could not be read, by its real cause.
+pub fn read_hint(path: &Path, err: &io::Error) -> String {
+    let shown = path.display();
+    if path.is_dir() {
+        return format!(
+            "{shown} is a directory, where a file is expected: move it away (or put the file \
+             there), then run again"
+        );
+    }
+    match err.kind() {
+        io::ErrorKind::PermissionDenied => format!("make {shown} readable (chmod u+r {shown})"),
+        io::ErrorKind::InvalidData => {
+            format!("{shown} is not UTF-8 text; restore it from a backup or rewrite it as UTF-8")
+        }
+        _ => format!("check {shown} (ls -l {shown})"),
+    }
 }
 
 /// An exclusive advisory lock (flock) on a directory, released on drop.
@@ -139,6 +257,30 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes a file only the user may read (0600), atomically (temp file in the same directory,
+/// synced, renamed), creating its directory (0700) first: agentguard's own state, where a
+/// trust record or a config copy must not be readable or half-written.
+pub fn write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !dir.exists() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    // tempfile creates the file 0600.
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(contents)?;
+    temp.as_file()
+        .set_permissions(fs::Permissions::from_mode(0o600))?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|err| err.error)?;
+    Ok(())
+}
+
 // mode_t is u32 on Linux but u16 on macOS, hence the conversion clippy sees as useless here.
 #[allow(clippy::useless_conversion)]
 fn current_umask() -> u32 {
@@ -149,9 +291,63 @@ fn current_umask() -> u32 {
     u32::from(mask)
 }
 
+/// Removes all but the newest `keep` backups of `path` (the names [`backup`] writes sort by
+/// time). Returns the removed paths.
+pub fn prune_backups(path: &Path, keep: usize) -> io::Result<Vec<PathBuf>> {
+    let mut backups = list_backups(path)?;
+    let excess = backups.len().saturating_sub(keep);
+    let old: Vec<PathBuf> = backups.drain(..excess).collect();
+    for file in &old {
+        fs::remove_file(file)?;
+    }
+    Ok(old)
+}
+
+/// The backups [`backup`] wrote for `path`, oldest first.
+pub fn list_backups(path: &Path) -> io::Result<Vec<PathBuf>> {
+    let target = resolve_symlinks(path)?;
+    let Some(dir) = target.parent() else {
+        return Ok(Vec::new());
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let prefix = format!("{name}.agentguard-backup-");
+    let entries = match fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(err),
+    };
+    let mut found: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let stamp = file.strip_prefix(&prefix)?.to_string();
+            Some((backup_sort_key(&stamp), e.path()))
+        })
+        .collect();
+    found.sort();
+    Ok(found.into_iter().map(|(_, p)| p).collect())
+}
+
+/// `20261201T093000`, `20261201T093000-2`, ... `-10` sort after `-9`.
+fn backup_sort_key(stamp: &str) -> String {
+    match stamp.split_once('-') {
+        Some((time, n)) => format!("{time}-{:>10}", n),
+        None => format!("{stamp}-{:>10}", 1),
+    }
+}
+
 /// Writes `contents` (the file as it was before our change) to
 /// `<file>.agentguard-backup-YYYYMMDDTHHMMSS` (local time) next to the file, with the file's
-/// permissions; `-2`, `-3`... when that name is taken. Returns the backup's path.
+/// permissions; `-2`, `-3`... after the highest suffix of that second already there (not the
+/// first free one: pruning frees old names, and a reused one would sort as the oldest).
+/// Returns the backup's path.
 pub fn backup(path: &Path, contents: &[u8]) -> io::Result<PathBuf> {
     let target = resolve_symlinks(path)?;
     let mode = fs::metadata(&target)
@@ -164,7 +360,19 @@ pub fn backup(path: &Path, contents: &[u8]) -> io::Result<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    for attempt in 1u32.. {
+    let prefix = format!("{name}.agentguard-backup-{stamp}");
+    let highest = list_backups(&target)?
+        .iter()
+        .filter_map(|p| {
+            let file = p.file_name()?.to_string_lossy().into_owned();
+            match file.strip_prefix(&prefix)? {
+                "" => Some(1),
+                rest => rest.strip_prefix('-')?.parse::<u32>().ok(),
+            }
+        })
+        .max()
+        .unwrap_or(0);
+    for attempt in highest + 1.. {
         let suffix = if attempt == 1 {
             String::new()
         } else {
@@ -252,12 +460,100 @@ mod tests {
         assert_ne!(first, second);
         assert_eq!(fs::read_to_string(&first).unwrap(), "one");
         assert_eq!(fs::read_to_string(&second).unwrap(), "two");
+        // A freed older name is not reused: the next backup still sorts as the newest.
+        fs::remove_file(&first).unwrap();
+        let third = backup(&file, b"three").unwrap();
+        assert_eq!(list_backups(&file).unwrap().last(), Some(&third));
         let name = first.file_name().unwrap().to_string_lossy().into_owned();
         let stamp = name
             .strip_prefix("settings.json.agentguard-backup-")
             .unwrap();
         assert_eq!(stamp.len(), 15, "{stamp}");
         assert_eq!(&stamp[8..9], "T");
+    }
+
+    #[test]
+    fn pruning_keeps_the_newest_backups() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        fs::write(&file, "current").unwrap();
+        for stamp in [
+            "20261201T090000",
+            "20261201T090000-2",
+            "20261201T090000-10",
+            "20261130T235959",
+            "20261201T100000",
+        ] {
+            fs::write(
+                dir.path()
+                    .join(format!("settings.json.agentguard-backup-{stamp}")),
+                stamp,
+            )
+            .unwrap();
+        }
+        fs::write(
+            dir.path()
+                .join("other.json.agentguard-backup-20200101T000000"),
+            "x",
+        )
+        .unwrap();
+        let removed = prune_backups(&file, 3).unwrap();
+        let names = |paths: Vec<PathBuf>| -> Vec<String> {
+            paths
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            names(removed),
+            [
+                "settings.json.agentguard-backup-20261130T235959",
+                "settings.json.agentguard-backup-20261201T090000"
+            ]
+        );
+        assert_eq!(
+            names(list_backups(&file).unwrap()),
+            [
+                "settings.json.agentguard-backup-20261201T090000-2",
+                "settings.json.agentguard-backup-20261201T090000-10",
+                "settings.json.agentguard-backup-20261201T100000"
+            ]
+        );
+        assert!(
+            dir.path()
+                .join("other.json.agentguard-backup-20200101T000000")
+                .exists()
+        );
+    }
+
+    #[test]
+    fn write_blocks_are_named_by_their_cause() {
+        assert_eq!(
+            classify_write_block(0o444, None),
+            Some(WriteBlock::ReadOnlyMode)
+        );
+        assert_eq!(
+            classify_write_block(0o644, Some(libc::EPERM)),
+            Some(WriteBlock::Immutable)
+        );
+        assert_eq!(
+            classify_write_block(0o644, Some(libc::EACCES)),
+            Some(WriteBlock::NoPermission)
+        );
+        assert_eq!(classify_write_block(0o644, None), None);
+        let (what, fix) = WriteBlock::Immutable.describe(Path::new("/x/s.json"));
+        assert!(
+            what.contains("immutable") && fix.contains("chattr -i"),
+            "{what} {fix}"
+        );
+        assert!(!fix.contains("chmod"));
+    }
+
+    #[test]
+    fn read_hints_name_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = fs::read(dir.path()).unwrap_err();
+        assert!(read_hint(dir.path(), &err).contains("is a directory"));
     }
 
     #[test]

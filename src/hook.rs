@@ -119,7 +119,8 @@ pub fn pre_tool(host: Host, permission: Permission, reason: &str) -> Value {
             format!(
                 "{reason}\n\nCodex cannot ask for approval from a hook, so agentguard denied the \
                  call. To approve it, the user runs the command themselves in a shell (or turns \
-                 the gate off with `[pretool] destructive = false` in .agentguard.toml)."
+                 the gate off with `[pretool] destructive = false` in their agentguard config; a \
+                 project's .agentguard.toml needs `agentguard trust` for that)."
             ),
         ),
         _ => (permission, reason.to_string()),

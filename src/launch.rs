@@ -71,6 +71,34 @@ pub fn program(cli: AgentCli) -> &'static str {
     }
 }
 
+/// The `--help` text of the pinned version each CLI's launch was checked against (what the
+/// test suite installs), and that version: for `--print`/`--json` when the CLI is not
+/// installed here. Grok stands for xAI's Grok Build, the CLI named `grok` by its vendor.
+pub fn pinned_help(cli: AgentCli) -> (&'static str, &'static str) {
+    match cli {
+        AgentCli::Claude => (
+            "2.1.332",
+            include_str!("../assets/cli-help/claude-2.1.332.txt"),
+        ),
+        AgentCli::Codex => (
+            "0.171.0",
+            include_str!("../assets/cli-help/codex-0.171.0.txt"),
+        ),
+        AgentCli::Grok => (
+            "1.0.41",
+            include_str!("../assets/cli-help/xai-grok-1.0.41.txt"),
+        ),
+        AgentCli::Opencode => (
+            "1.18.33",
+            include_str!("../assets/cli-help/opencode-1.18.33.txt"),
+        ),
+        AgentCli::Gemini => (
+            "0.61.0",
+            include_str!("../assets/cli-help/gemini-0.61.0.txt"),
+        ),
+    }
+}
+
 /// Builds the read-only launch of `cli` from the user's arguments and the CLI's `--help` text.
 /// `inherited_env` reads the caller's environment (opencode's inline config is merged, not
 /// replaced). Fails only on an inherited `OPENCODE_CONFIG_CONTENT` that is not a JSON object.
@@ -698,13 +726,12 @@ fn toml_basic_string(text: &str) -> String {
 mod tests {
     use super::*;
 
-    const CLAUDE_HELP: &str = include_str!("../tests/fixtures/cli-help/claude-2.1.332.txt");
-    const CODEX_HELP: &str = include_str!("../tests/fixtures/cli-help/codex-0.171.0.txt");
-    const OPENCODE_HELP: &str = include_str!("../tests/fixtures/cli-help/opencode-1.18.33.txt");
-    const GEMINI_HELP: &str = include_str!("../tests/fixtures/cli-help/gemini-0.61.0.txt");
-    const XAI_GROK_HELP: &str = include_str!("../tests/fixtures/cli-help/xai-grok-1.0.41.txt");
-    const VIBE_GROK_HELP: &str =
-        include_str!("../tests/fixtures/cli-help/vibe-kit-grok-0.0.34.txt");
+    const CLAUDE_HELP: &str = include_str!("../assets/cli-help/claude-2.1.332.txt");
+    const CODEX_HELP: &str = include_str!("../assets/cli-help/codex-0.171.0.txt");
+    const OPENCODE_HELP: &str = include_str!("../assets/cli-help/opencode-1.18.33.txt");
+    const GEMINI_HELP: &str = include_str!("../assets/cli-help/gemini-0.61.0.txt");
+    const XAI_GROK_HELP: &str = include_str!("../assets/cli-help/xai-grok-1.0.41.txt");
+    const VIBE_GROK_HELP: &str = include_str!("../assets/cli-help/vibe-kit-grok-0.0.34.txt");
 
     fn args(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| w.to_string()).collect()

@@ -5,30 +5,37 @@
 
 pub mod backends;
 pub mod cli;
+pub mod codex_trust;
 pub mod commands;
 pub mod config;
 pub mod detectors;
 pub mod doctor;
 pub mod error;
 pub mod eval;
+pub mod evidence;
 pub mod formula;
 pub mod fsutil;
 pub mod gate;
 pub mod guard;
 pub mod hook;
 pub mod hosts;
+pub mod json_span;
+pub mod lastgood;
 pub mod launch;
 pub mod literals;
 pub mod log;
 pub mod logview;
 pub mod loopguard;
+pub mod notices;
 pub mod paths;
 pub mod pipeline;
+pub mod protected;
 pub mod redact;
 pub mod settings;
 pub mod shell;
 pub mod text;
 pub mod transcript;
+pub mod trust;
 
 use std::process::ExitCode;
 

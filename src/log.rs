@@ -67,6 +67,9 @@ pub struct Record {
     pub redactions: RedactionCounts,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_sha256: Option<String>,
+    /// The turn's tool calls the decision used (read when a detector hit), redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::evidence::EvidenceLog>,
     /// The redacted judged text (`log.store_text`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,

@@ -150,7 +150,7 @@ pub fn clean_old_state(dir: &Path) {
 }
 
 /// A session id as a file name: anything but [A-Za-z0-9-_] becomes `_`.
-fn file_safe(session: &str) -> String {
+pub fn file_safe(session: &str) -> String {
     let safe: String = session
         .chars()
         .take(128)

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use directories::{BaseDirs, ProjectDirs};
 
-fn project_dirs() -> Option<ProjectDirs> {
+/// agentguard's platform directories (one lookup, for a caller that needs several of them).
+pub fn project_dirs() -> Option<ProjectDirs> {
     ProjectDirs::from("", "", "agentguard")
 }
 
@@ -28,11 +29,14 @@ pub fn log_dir() -> Option<PathBuf> {
 /// Per-session state (the loop guard): `~/.local/state/agentguard` on Linux, falling back to
 /// the data dir where the platform has no state dir.
 pub fn state_dir() -> Option<PathBuf> {
-    project_dirs().map(|dirs| {
-        dirs.state_dir()
-            .map(|d| d.to_path_buf())
-            .unwrap_or_else(|| dirs.data_dir().join("state"))
-    })
+    project_dirs().as_ref().map(state_dir_of)
+}
+
+/// [`state_dir`] of directories already looked up.
+pub fn state_dir_of(dirs: &ProjectDirs) -> PathBuf {
+    dirs.state_dir()
+        .map(|d| d.to_path_buf())
+        .unwrap_or_else(|| dirs.data_dir().join("state"))
 }
 
 /// The user's home directory.

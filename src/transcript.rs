@@ -7,9 +7,14 @@
 //! Two formats are understood:
 //! - Claude Code: `{"type":"assistant","message":{"content":[{"type":"text","text":..}]}}`; a
 //!   real user line is `type:"user"`, not `isMeta`, not `isSidechain`, with no `tool_result`.
+//!   Tool calls are `tool_use` blocks of assistant lines (Bash `command`, Edit/Write
+//!   `file_path`); their results `tool_result` blocks of user lines (`is_error`, `Exit code N`).
 //! - Codex rollouts: `{"type":"response_item","payload":{"type":"message","role":..,
 //!   "content":[{"type":"output_text"|"input_text","text":..}]}}`; user messages that carry
-//!   injected context (`<environment_context>`, `<user_instructions>`) are not user turns.
+//!   injected context (`<environment_context>`, `<user_instructions>`) or a hook's feedback
+//!   (`<hook_prompt>`) are not user turns. Tool calls are `function_call` / `custom_tool_call`
+//!   / `local_shell_call` payloads, their results `function_call_output` /
+//!   `custom_tool_call_output` (exit code in a JSON `metadata` or an `Exit code: N` header).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -24,14 +29,13 @@ const BLOCK: usize = 64 * 1024;
 /// The assistant text of the current turn, oldest first, joined by blank lines. Stops early
 /// once `max_bytes` of text were collected (the newest text is kept).
 pub fn current_turn_text(path: &Path, max_bytes: usize) -> std::io::Result<String> {
-    let mut file = File::open(path)?;
     let mut pieces: Vec<String> = Vec::new();
     let mut collected = 0usize;
-    for line in ReverseLines::new(&mut file)? {
+    for line in ReverseLines::new(File::open(path)?)? {
         let line = line?;
-        match classify(&line) {
-            Line::UserTurn => break,
-            Line::AssistantText(texts) => {
+        match parse_entry(&line, Detail::Text) {
+            Entry::UserTurn => break,
+            Entry::Assistant { texts, .. } => {
                 for text in texts.into_iter().rev() {
                     collected += text.len();
                     pieces.push(text);
@@ -40,7 +44,7 @@ pub fn current_turn_text(path: &Path, max_bytes: usize) -> std::io::Result<Strin
                     break;
                 }
             }
-            Line::Other => {}
+            Entry::Results(_) | Entry::Other => {}
         }
     }
     pieces.reverse();
@@ -64,28 +68,127 @@ pub fn stop_text(turn: Option<String>, last_assistant_message: Option<&str>) -> 
     text
 }
 
-enum Line {
+/// Every entry of the transcript with its line's size in bytes, newest first, read from the
+/// end (the evidence extractor stops when it has read back far enough). A read error ends the
+/// entries and is kept in `error`.
+pub struct EntriesFromEnd {
+    lines: ReverseLines,
+    pub error: Option<std::io::Error>,
+}
+
+impl EntriesFromEnd {
+    pub fn open(path: &Path) -> std::io::Result<EntriesFromEnd> {
+        Ok(EntriesFromEnd {
+            lines: ReverseLines::new(File::open(path)?)?,
+            error: None,
+        })
+    }
+}
+
+impl Iterator for EntriesFromEnd {
+    type Item = (usize, Entry);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.lines.next()? {
+            Ok(line) => Some((line.len() + 1, parse_entry(&line, Detail::Tools))),
+            Err(err) => {
+                self.error = Some(err);
+                None
+            }
+        }
+    }
+}
+
+/// One transcript line, as far as agentguard cares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry {
+    /// A line the user wrote: the start of a turn.
     UserTurn,
-    AssistantText(Vec<String>),
+    /// The agent's text blocks and tool calls.
+    Assistant {
+        texts: Vec<String>,
+        calls: Vec<ToolCall>,
+    },
+    /// Results of earlier tool calls.
+    Results(Vec<ToolResult>),
     Other,
 }
 
-fn classify(line: &[u8]) -> Line {
+/// A tool call: a shell command, a file edit, anything else by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// Pairs the call with its result.
+    pub id: String,
+    pub name: String,
+    /// The shell command of a shell tool.
+    pub command: Option<String>,
+    /// The files an edit tool writes (Edit/Write/MultiEdit/NotebookEdit, apply_patch).
+    pub edits: Vec<String>,
+    /// The line's timestamp, as the host wrote it.
+    pub at: Option<String>,
+}
+
+/// The result of a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    pub id: String,
+    /// What the tool printed (for a shell: its output without the host's header).
+    pub output: String,
+    /// The host says the call failed (Claude Code `is_error`; a non-zero exit code).
+    pub failed: Option<bool>,
+    pub exit_code: Option<i64>,
+}
+
+/// How much of a line to read: the text alone (the judged text, on every stop), or the tool
+/// calls and results too (the evidence, when a detector needs it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    Text,
+    Tools,
+}
+
+/// Tools of Claude Code that write files, and the input key naming the file.
+const CLAUDE_EDIT_TOOLS: [(&str, &str); 4] = [
+    ("Edit", "file_path"),
+    ("Write", "file_path"),
+    ("MultiEdit", "file_path"),
+    ("NotebookEdit", "notebook_path"),
+];
+
+/// Codex user messages that the host injects (context, hook feedback): not a user's turn.
+const CODEX_INJECTED: [&str; 4] = [
+    "<environment_context>",
+    "<user_instructions>",
+    "<hook_prompt",
+    "<turn_aborted>",
+];
+
+/// Parses one line of either host's transcript.
+pub fn parse_entry(line: &[u8], detail: Detail) -> Entry {
     // Most lines of a transcript are neither (attachments, API blobs, progress): a substring
     // test is much cheaper than parsing them.
-    let looks_relevant = memchr::memmem::find(line, b"\"assistant\"").is_some()
-        || memchr::memmem::find(line, b"\"user\"").is_some();
+    let find = |needle: &[u8]| memchr::memmem::find(line, needle).is_some();
+    let looks_relevant = find(b"\"assistant\"")
+        || find(b"\"user\"")
+        || (detail == Detail::Tools
+            && (find(b"_call\"") || find(b"_call_output\"") || find(b"\"tool_use\"")));
     if !looks_relevant {
-        return Line::Other;
+        return Entry::Other;
     }
     let Ok(value) = serde_json::from_slice::<Value>(line) else {
-        return Line::Other;
+        return Entry::Other;
     };
+    let at = value
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     match value.get("type").and_then(Value::as_str) {
-        Some("user") => claude_user(&value),
-        Some("assistant") => claude_assistant(&value),
-        Some("response_item") => codex_item(value.get("payload").unwrap_or(&Value::Null)),
-        _ => Line::Other,
+        Some("user") => claude_user(&value, detail),
+        Some("assistant") => claude_assistant(&value, detail, at),
+        Some("response_item") => {
+            codex_item(value.get("payload").unwrap_or(&Value::Null), detail, at)
+        }
+        _ => Entry::Other,
     }
 }
 
@@ -93,77 +196,278 @@ fn is_true(value: &Value, key: &str) -> bool {
     value.get(key).and_then(Value::as_bool) == Some(true)
 }
 
-fn claude_user(value: &Value) -> Line {
+fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn claude_user(value: &Value, detail: Detail) -> Entry {
     if is_true(value, "isMeta") || is_true(value, "isSidechain") {
-        return Line::Other;
+        return Entry::Other;
     }
-    let content = value.pointer("/message/content");
-    let has_tool_result = content.and_then(Value::as_array).is_some_and(|blocks| {
-        blocks
+    let blocks = value.pointer("/message/content").and_then(Value::as_array);
+    let results: Vec<&Value> = blocks
+        .into_iter()
+        .flatten()
+        .filter(|b| str_of(b, "type") == Some("tool_result"))
+        .collect();
+    if results.is_empty() {
+        return Entry::UserTurn;
+    }
+    if detail == Detail::Text {
+        return Entry::Other;
+    }
+    Entry::Results(results.into_iter().map(claude_result).collect())
+}
+
+/// A Claude Code `tool_result`: a failed Bash call is `is_error` with `Exit code N` first.
+fn claude_result(block: &Value) -> ToolResult {
+    let output = match block.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
             .iter()
-            .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-    });
-    if has_tool_result {
-        Line::Other
-    } else {
-        Line::UserTurn
+            .filter_map(|p| str_of(p, "text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    let failed = block.get("is_error").and_then(Value::as_bool);
+    let exit_code = match failed {
+        Some(true) => output.strip_prefix("Exit code ").and_then(leading_int),
+        Some(false) => Some(0),
+        None => None,
+    };
+    ToolResult {
+        id: str_of(block, "tool_use_id").unwrap_or_default().to_string(),
+        output,
+        failed,
+        exit_code,
     }
 }
 
-fn claude_assistant(value: &Value) -> Line {
+fn leading_int(text: &str) -> Option<i64> {
+    let text = text.trim_start();
+    let end = text
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(text.len(), |(i, _)| i);
+    text[..end].parse().ok()
+}
+
+fn claude_assistant(value: &Value, detail: Detail, at: Option<String>) -> Entry {
     if is_true(value, "isSidechain") {
-        return Line::Other;
+        return Entry::Other;
     }
-    let texts = value
+    let blocks = value
         .pointer("/message/content")
         .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .map(str::to_string)
-                .collect()
-        })
+        .map(Vec::as_slice)
         .unwrap_or_default();
-    Line::AssistantText(texts)
+    let texts = blocks
+        .iter()
+        .filter(|b| str_of(b, "type") == Some("text"))
+        .filter_map(|b| str_of(b, "text"))
+        .map(str::to_string)
+        .collect();
+    let calls = match detail {
+        Detail::Text => Vec::new(),
+        Detail::Tools => blocks
+            .iter()
+            .filter(|b| str_of(b, "type") == Some("tool_use"))
+            .map(|b| claude_call(b, at.clone()))
+            .collect(),
+    };
+    Entry::Assistant { texts, calls }
 }
 
-fn codex_item(payload: &Value) -> Line {
-    if payload.get("type").and_then(Value::as_str) != Some("message") {
-        return Line::Other;
+fn claude_call(block: &Value, at: Option<String>) -> ToolCall {
+    let name = str_of(block, "name").unwrap_or_default().to_string();
+    let input = block.get("input").unwrap_or(&Value::Null);
+    let edits = CLAUDE_EDIT_TOOLS
+        .iter()
+        .find(|(tool, _)| *tool == name)
+        .and_then(|(_, key)| str_of(input, key))
+        .map(|path| vec![path.to_string()])
+        .unwrap_or_default();
+    let command = (name == "Bash")
+        .then(|| str_of(input, "command").map(str::to_string))
+        .flatten();
+    ToolCall {
+        id: str_of(block, "id").unwrap_or_default().to_string(),
+        name,
+        command,
+        edits,
+        at,
     }
+}
+
+fn codex_item(payload: &Value, detail: Detail, at: Option<String>) -> Entry {
+    match str_of(payload, "type") {
+        Some("message") => codex_message(payload),
+        Some("function_call" | "custom_tool_call" | "local_shell_call")
+            if detail == Detail::Tools =>
+        {
+            Entry::Assistant {
+                texts: Vec::new(),
+                calls: vec![codex_call(payload, at)],
+            }
+        }
+        Some("function_call_output" | "custom_tool_call_output") if detail == Detail::Tools => {
+            Entry::Results(vec![codex_result(payload)])
+        }
+        _ => Entry::Other,
+    }
+}
+
+fn codex_message(payload: &Value) -> Entry {
     let texts: Vec<String> = payload
         .get("content")
         .and_then(Value::as_array)
         .map(|blocks| {
             blocks
                 .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .filter_map(|b| str_of(b, "text"))
                 .map(str::to_string)
                 .collect()
         })
         .unwrap_or_default();
-    match payload.get("role").and_then(Value::as_str) {
-        Some("assistant") => Line::AssistantText(texts),
+    match str_of(payload, "role") {
+        Some("assistant") => Entry::Assistant {
+            texts,
+            calls: Vec::new(),
+        },
         Some("user") => {
             let injected = texts.iter().all(|t| {
                 let t = t.trim_start();
-                t.starts_with("<environment_context>") || t.starts_with("<user_instructions>")
+                CODEX_INJECTED.iter().any(|tag| t.starts_with(tag))
             });
             if injected && !texts.is_empty() {
-                Line::Other
+                Entry::Other
             } else {
-                Line::UserTurn
+                Entry::UserTurn
             }
         }
-        _ => Line::Other,
+        _ => Entry::Other,
+    }
+}
+
+/// A Codex tool call: `shell` (argv), `exec_command` (`cmd`), `local_shell_call` (an exec
+/// action), `apply_patch` (a function or custom tool carrying the patch).
+fn codex_call(payload: &Value, at: Option<String>) -> ToolCall {
+    let name = str_of(payload, "name")
+        .unwrap_or_else(|| str_of(payload, "type").unwrap_or_default())
+        .to_string();
+    // Function arguments are a JSON document in a string.
+    let arguments: Value = str_of(payload, "arguments")
+        .and_then(|a| serde_json::from_str(a).ok())
+        .unwrap_or(Value::Null);
+    let argv = arguments
+        .get("command")
+        .or_else(|| payload.pointer("/action/command"))
+        .and_then(Value::as_array)
+        .map(|argv| argv.iter().filter_map(Value::as_str).collect::<Vec<_>>());
+    let mut command = str_of(&arguments, "cmd")
+        .map(str::to_string)
+        .or_else(|| argv.as_deref().map(shell_line));
+    let patch = str_of(payload, "input")
+        .or_else(|| str_of(&arguments, "input"))
+        .or_else(|| str_of(&arguments, "patch"))
+        .filter(|_| name == "apply_patch")
+        .or_else(|| {
+            argv.as_deref()
+                .filter(|argv| argv.first() == Some(&"apply_patch"))
+                .and_then(|argv| argv.get(1).copied())
+        });
+    let edits = patch.map(patch_paths).unwrap_or_default();
+    if !edits.is_empty() {
+        command = None;
+    }
+    ToolCall {
+        id: str_of(payload, "call_id").unwrap_or_default().to_string(),
+        name,
+        command,
+        edits,
+        at,
+    }
+}
+
+/// The command line of an argv: the script of `bash -lc SCRIPT`, else the words joined.
+fn shell_line(argv: &[&str]) -> String {
+    match argv {
+        [shell, flag, script, ..]
+            if matches!(
+                *shell,
+                "bash" | "sh" | "zsh" | "/bin/bash" | "/bin/sh" | "/bin/zsh"
+            ) && matches!(*flag, "-c" | "-lc" | "-ic") =>
+        {
+            script.to_string()
+        }
+        _ => shlex::try_join(argv.iter().copied()).unwrap_or_else(|_| argv.join(" ")),
+    }
+}
+
+/// The files an apply_patch patch adds, updates, deletes or moves to.
+fn patch_paths(patch: &str) -> Vec<String> {
+    const HEADERS: [&str; 4] = [
+        "*** Add File: ",
+        "*** Update File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ];
+    patch
+        .lines()
+        .filter_map(|line| {
+            HEADERS
+                .iter()
+                .find_map(|h| line.strip_prefix(h))
+                .map(|path| path.trim().to_string())
+        })
+        .collect()
+}
+
+/// A Codex tool output: a JSON document `{"output", "metadata": {"exit_code"}}`, or text
+/// with an `Exit code: N` / `Process exited with code N` header before `Output:`.
+fn codex_result(payload: &Value) -> ToolResult {
+    let id = str_of(payload, "call_id").unwrap_or_default().to_string();
+    let raw = match payload.get("output") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Object(object)) => str_of(&Value::Object(object.clone()), "content")
+            .unwrap_or_default()
+            .to_string(),
+        _ => String::new(),
+    };
+    if let Ok(document) = serde_json::from_str::<Value>(&raw)
+        && let Some(output) = str_of(&document, "output")
+    {
+        let exit_code = document
+            .pointer("/metadata/exit_code")
+            .and_then(Value::as_i64);
+        return ToolResult {
+            id,
+            output: output.to_string(),
+            failed: exit_code.map(|code| code != 0),
+            exit_code,
+        };
+    }
+    let (header, body) = match raw.split_once("\nOutput:\n") {
+        Some((header, body)) => (header, body.to_string()),
+        None => ("", raw.clone()),
+    };
+    let exit_code = header.lines().find_map(|line| {
+        line.strip_prefix("Exit code: ")
+            .or_else(|| line.strip_prefix("Process exited with code "))
+            .and_then(leading_int)
+    });
+    ToolResult {
+        id,
+        output: if header.is_empty() { raw } else { body },
+        failed: exit_code.map(|code| code != 0),
+        exit_code,
     }
 }
 
 /// Lines of a file from the last to the first, read in blocks from the end.
-struct ReverseLines<'a> {
-    file: &'a mut File,
+struct ReverseLines {
+    file: File,
     /// File offset of the start of `buffer`.
     position: u64,
     /// Bytes not yet returned, from `position` on; its first line may be partial.
@@ -173,8 +477,8 @@ struct ReverseLines<'a> {
     done: bool,
 }
 
-impl<'a> ReverseLines<'a> {
-    fn new(file: &'a mut File) -> std::io::Result<Self> {
+impl ReverseLines {
+    fn new(mut file: File) -> std::io::Result<Self> {
         let len = file.seek(SeekFrom::End(0))?;
         Ok(ReverseLines {
             file,
@@ -202,7 +506,7 @@ impl<'a> ReverseLines<'a> {
     }
 }
 
-impl Iterator for ReverseLines<'_> {
+impl Iterator for ReverseLines {
     type Item = std::io::Result<Vec<u8>>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -308,6 +612,21 @@ mod tests {
         assert_eq!(
             current_turn_text(file.path(), 1 << 20).unwrap(),
             "Fixed. Shall I push?"
+        );
+        // A Stop hook's feedback is injected as a user message: the turn goes on through it.
+        let file = write(&[
+            item("user", "input_text", "fix it"),
+            item("assistant", "output_text", "Shall I push?"),
+            item(
+                "user",
+                "input_text",
+                "<hook_prompt hook_run_id=\"stop:2\">agentguard: run the checks</hook_prompt>",
+            ),
+            item("assistant", "output_text", "Tests pass."),
+        ]);
+        assert_eq!(
+            current_turn_text(file.path(), 1 << 20).unwrap(),
+            "Shall I push?\n\nTests pass."
         );
     }
 

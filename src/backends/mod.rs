@@ -26,6 +26,9 @@ pub struct JudgeRequest<'a> {
     pub text: &'a str,
     /// JSON schema of the expected reply.
     pub schema: &'a serde_json::Value,
+    /// The turn's tool calls, when the transcript was read (the offline judge takes them over
+    /// the words; an LLM judge already has their summary in `prompt`).
+    pub evidence: Option<&'a crate::evidence::Evidence>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +128,26 @@ pub fn usable(config: &Config, name: BackendName) -> Option<String> {
         }
         BackendName::Auto => None,
     }
+}
+
+/// Why `name` cannot judge right now (the CLI is missing, the key is not set, ...), or None
+/// when it can; what `doctor` and `config set judge.backend` report.
+pub fn unusable_reason(config: &Config, name: BackendName) -> Option<String> {
+    let reason = match name {
+        BackendName::Command => match config.judge.command.argv.first() {
+            None => "judge.command.argv is empty".to_string(),
+            Some(program) if find_in_path(program).is_none() => {
+                format!("`{program}` (judge.command.argv) not found or not executable")
+            }
+            Some(_) => return None,
+        },
+        BackendName::OpenAi => format!("${} is not set", config.judge.openai.api_key_env),
+        BackendName::Anthropic => format!("${} is not set", config.judge.anthropic.api_key_env),
+        BackendName::Codex => format!("`{}` not found on PATH", config.judge.codex.binary),
+        BackendName::Claude => format!("`{}` not found on PATH", config.judge.claude.binary),
+        BackendName::Rules | BackendName::Auto => return None,
+    };
+    usable(config, name).is_none().then_some(reason)
 }
 
 fn build(config: &Config, name: BackendName) -> Result<Box<dyn Backend>> {

@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use super::{Backend, BackendError, JudgeRequest};
 use crate::detectors::{CueRole, Detector};
+use crate::evidence::Evidence;
 
 pub struct Rules;
 
@@ -36,8 +37,8 @@ impl Backend for Rules {
     /// The rules judge as a plain backend: an unsure field is reported as false (with `rules`
     /// alone, unsure allows), the reason says which fields were unsure.
     fn call(&self, request: &JudgeRequest, _deadline: Instant) -> Result<String, BackendError> {
-        let answer = decide(request.detector, request.text, &Facts::default())
-            .map_err(BackendError::Reply)?;
+        let facts = Facts::from_evidence(request.detector, request.evidence);
+        let answer = decide(request.detector, request.text, &facts).map_err(BackendError::Reply)?;
         let mut reply = serde_json::Map::new();
         for (field, value) in &answer.fields {
             reply.insert(
@@ -109,6 +110,20 @@ impl Facts {
 
     pub fn is_empty(&self) -> bool {
         self.fields.is_empty()
+    }
+
+    /// The fields of `detector` that the turn's tool calls settle: what the turn did outweighs
+    /// what the message says.
+    pub fn from_evidence(detector: &Detector, evidence: Option<&Evidence>) -> Facts {
+        let mut facts = Facts::default();
+        if let Some(evidence) = evidence {
+            for field in &detector.fields {
+                if let Some(value) = evidence.field(field) {
+                    facts.set(field, value, "from the turn's tool calls");
+                }
+            }
+        }
+        facts
     }
 }
 

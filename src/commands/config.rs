@@ -82,7 +82,8 @@ pub fn run(command: ConfigCommand) -> Result<u8> {
             project,
         } => {
             let path = if project {
-                cwd.ok_or_else(|| Error::usage("no current directory"))?
+                cwd.clone()
+                    .ok_or_else(|| Error::usage("no current directory"))?
                     .join(paths::PROJECT_CONFIG_FILE)
             } else {
                 user_file()?
@@ -94,8 +95,29 @@ pub fn run(command: ConfigCommand) -> Result<u8> {
                 parse_value(&value),
                 path.display()
             )?;
+            if key == "judge.backend" {
+                warn_if_backend_unusable(cwd.as_deref(), &value);
+            }
             Ok(0)
         }
+    }
+}
+
+/// The setting is kept (the CLI may be installed next), but a backend that cannot run makes
+/// every judged stop fail open: say so now, as `doctor` would.
+fn warn_if_backend_unusable(cwd: Option<&Path>, backend: &str) {
+    let Ok(config) = crate::config::Config::load(cwd) else {
+        return;
+    };
+    let Some(name) = crate::config::BackendName::parse(backend.trim_matches('"')) else {
+        return;
+    };
+    if let Some(reason) = crate::backends::unusable_reason(&config, name) {
+        eprintln!(
+            "agentguard: warning: judge.backend `{backend}` cannot judge here: {reason}. The \
+             setting is kept; until that is fixed, a judgment that needs it fails (a Stop is \
+             then allowed, with a notice; `judge` exits 3). Check with `agentguard doctor`."
+        );
     }
 }
 

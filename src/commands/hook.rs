@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use crate::backends;
 use crate::cli::{HookArgs, HookCommand, Host};
-use crate::config::Config;
+use crate::config::{Config, OnBroken};
 use crate::detectors::{Detectors, Event};
 use crate::error::Result;
 use crate::guard::stop::{Judged, StopText};
@@ -18,7 +18,9 @@ use crate::guard::{self, Action, Decision};
 use crate::hook::{self, HookInput};
 use crate::log::Record;
 use crate::loopguard::{self, LoopGuard};
+use crate::notices;
 use crate::pipeline::Judge;
+use crate::protected::Protected;
 
 /// Set by agentguard on every judge subprocess: a hook that sees it allows at once.
 const JUDGE_ACTIVE: &str = backends::process::JUDGE_ACTIVE_VAR;
@@ -74,7 +76,7 @@ fn guarded(event: Event, args: &HookArgs) -> Option<serde_json::Value> {
             }
         };
         let record = base_record(host, default_event, &input);
-        let (config, detectors) = match load(&input) {
+        let (config, detectors, notices) = match load(&input) {
             Ok(loaded) => loaded,
             Err(why) => return finish(record, None, Decision::failed(event, host, why), host),
         };
@@ -83,7 +85,7 @@ fn guarded(event: Event, args: &HookArgs) -> Option<serde_json::Value> {
             Event::PreTool => pre_tool(host, &input, &config, &detectors, record),
         };
         record.latency_ms = started.elapsed().as_millis() as u64;
-        finish(record, Some(&config), decision, host)
+        notices::attach(finish(record, Some(&config), decision, host), &notices)
     });
     result.unwrap_or_else(|payload| {
         let what = payload
@@ -109,11 +111,25 @@ fn finish(
     answer
 }
 
-/// The config for the hook's project; a broken config is reported, not fatal to the host.
-fn load(input: &HookInput) -> std::result::Result<(Config, Detectors), String> {
-    let config = Config::load(input.cwd.as_deref()).map_err(|err| err.message)?;
-    let detectors = Detectors::load(&config.detectors).map_err(|err| err.message)?;
-    Ok((config, detectors))
+/// The config for the hook's project. A broken file falls back to its last good copy or the
+/// layers below it; what was held back or broken is told once per session (`notices`).
+fn load(input: &HookInput) -> std::result::Result<(Config, Detectors, Vec<String>), String> {
+    let loaded = Config::load_with(input.cwd.as_deref(), OnBroken::Fallback, |config| {
+        let detectors = Detectors::load(&config.detectors)?;
+        match detectors.trigger_error() {
+            Some(err) => Err(crate::error::Error::config(err)),
+            None => Ok(detectors),
+        }
+    })
+    .map_err(|err| err.message)?;
+    let messages: Vec<String> = loaded.notes.iter().map(|note| note.message()).collect();
+    // Looking up the state dir costs as much as the rest of this: only when there is a note.
+    let sessions = (!messages.is_empty())
+        .then(crate::paths::state_dir)
+        .flatten()
+        .map(|d| d.join("sessions"));
+    let unseen = notices::unseen(sessions.as_deref(), input.session_id.as_deref(), messages);
+    Ok((loaded.config, loaded.built, unseen))
 }
 
 fn base_record(host: Host, default_event: &str, input: &HookInput) -> Record {
@@ -143,7 +159,20 @@ fn stop(
         StopText::Nothing(decision) => return (record, decision),
     };
     record.store_text(&text, config.log.store_text);
-    let violation = match guard::stop::judge(&text, &Judge::from_config(config, None), detectors) {
+    // The turn's tool calls, read only if a detector hits.
+    let evidence = crate::evidence::Lazy::new(|| {
+        crate::evidence::from_transcript(input.judged_transcript()?, last_message)
+    });
+    let judged = guard::stop::judge(
+        &text,
+        &Judge::from_config(config, None),
+        detectors,
+        &evidence,
+    );
+    record.evidence = evidence
+        .loaded()
+        .map(crate::evidence::Evidence::log_summary);
+    let violation = match judged {
         Judged::Decided(decision) => return (record, decision),
         Judged::Violation(violation) => violation,
     };
@@ -180,7 +209,10 @@ fn pre_tool(
         record.store_text(command, config.log.store_text);
     }
     let role = std::env::var(guard::pre_tool::ROLE_VAR).ok();
-    let decision = guard::pre_tool::decide(host, input, role.as_deref(), config, detectors);
+    let cwd = input.cwd.clone().or_else(|| std::env::current_dir().ok());
+    let protected = Protected::locate(cwd.unwrap_or_default(), config.log.dir.clone());
+    let decision =
+        guard::pre_tool::decide(host, input, role.as_deref(), config, detectors, &protected);
     (record, decision)
 }
 

@@ -1,4 +1,5 @@
-//! `agentguard judge [FILE|-]`: run the detectors on a text, as the Stop hook would.
+//! `agentguard judge [FILE|-]`: run the detectors on a text, as the Stop hook would;
+//! `--transcript JSONL` judges a stop from a transcript, its text and its tool calls.
 
 use std::io::{Read, Write};
 
@@ -6,9 +7,10 @@ use serde_json::json;
 
 use crate::cli::JudgeArgs;
 use crate::config::Config;
-use crate::detectors::{Detectors, Event};
+use crate::detectors::{Detectors, Event, JudgeBy};
 use crate::error::{Error, Result, exit};
 use crate::eval;
+use crate::evidence::{self, Evidence};
 use crate::pipeline::{Judge, Judgement, Layer1, Pipeline, Verdict};
 
 /// Texts larger than this are refused: the judge reads a message, not a data set.
@@ -34,17 +36,45 @@ pub fn run(args: JudgeArgs) -> Result<u8> {
         return evaluate(path, &judge, &Pipeline::new(selected)?, args.json);
     }
     let pipeline = Pipeline::new(selected)?;
-    let text = read_text(args.file.as_deref())?;
-    let judgement = judge.judge(&pipeline, &text)?;
+    let (judgement, evidence) = match &args.transcript {
+        // As the hook: the turn's text with the final message, and its evidence (read only if
+        // a detector hits, as in the hook; shown either way).
+        Some(path) => {
+            let last = args
+                .file
+                .as_deref()
+                .map(|f| read_text(Some(f)))
+                .transpose()?;
+            let turn = crate::transcript::current_turn_text(path, config.stop.scan_bytes)
+                .map_err(|err| Error::io_at("read", path, err))?;
+            let text = crate::transcript::stop_text(Some(turn), last.as_deref());
+            let lazy = evidence::Lazy::new(|| evidence::from_transcript(path, last.as_deref()));
+            let judgement = judge.judge_with_evidence(&pipeline, &text, &lazy)?;
+            (judgement, lazy.get().map(Evidence::log_summary))
+        }
+        None => (
+            judge.judge(&pipeline, &read_text(args.file.as_deref())?)?,
+            None,
+        ),
+    };
     if args.json {
-        writeln!(std::io::stdout(), "{}", to_json(&judgement))?;
+        let mut value = to_json(&judgement);
+        if let Some(evidence) = &evidence {
+            value["evidence"] = json!(evidence);
+        }
+        writeln!(std::io::stdout(), "{value}")?;
     } else {
         write!(std::io::stdout(), "{}", to_table(&judgement))?;
+        if let Some(evidence) = &evidence {
+            let paint = crate::logview::render::Paint { color: false };
+            let lines = crate::logview::render::evidence_lines(&paint, evidence);
+            writeln!(std::io::stdout(), "{}", lines.join("\n"))?;
+        }
     }
-    Ok(if judgement.verdict == Verdict::Violation {
-        exit::FOUND
-    } else {
-        exit::OK
+    Ok(match judgement.verdict {
+        Verdict::Violation => exit::FOUND,
+        Verdict::Fail => exit::UNJUDGED,
+        Verdict::Allow => exit::OK,
     })
 }
 
@@ -59,9 +89,12 @@ fn evaluate(path: &std::path::Path, judge: &Judge, pipeline: &Pipeline, json: bo
         let judgement = judge.judge(pipeline, &example.text)?;
         eval::score(&mut scores, pipeline.detectors(), example, &judgement);
     }
+    // A labeled set holds texts, not transcripts: a detector judged by the turn's evidence
+    // cannot be measured on it (its tests use real-shaped transcripts instead).
     let ordered: Vec<&eval::DetectorScore> = pipeline
         .detectors()
         .iter()
+        .filter(|d| d.judge != JudgeBy::Evidence)
         .filter_map(|d| scores.get(&d.name))
         .collect();
     if json {
@@ -138,13 +171,24 @@ fn read_text(file: Option<&std::path::Path>) -> Result<String> {
                 .map_err(|err| Error::io_at("read", path, err))?;
         }
         None => {
+            crate::text::say_when_stdin_is_a_terminal("judge");
             std::io::stdin()
                 .lock()
                 .take(MAX_TEXT_BYTES)
                 .read_to_end(&mut bytes)?;
         }
     }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    let name = file
+        .filter(|f| f.as_os_str() != "-")
+        .map_or("stdin".to_string(), |f| f.display().to_string());
+    if let Some(offset) = crate::text::binary_offset(&bytes) {
+        return Err(Error::usage(format!(
+            "{name} is binary, not text (a NUL byte or invalid UTF-8 at byte {offset}); judge \
+             reads an agent's message"
+        ))
+        .with_hint("give the text itself (a transcript's message, a .txt or .md file)"));
+    }
+    Ok(String::from_utf8(bytes).expect("binary_offset found no invalid UTF-8"))
 }
 
 /// The documented, stable `--json` shape (README, "agentguard judge --json").

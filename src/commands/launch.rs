@@ -2,12 +2,13 @@
 //! read-only reviewer. Reads the CLI's `--help` once, lets the core merge the flags, then prints
 //! or execs the result.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::backends::{BackendError, process};
 use crate::cli::LaunchArgs;
 use crate::error::{Error, ErrorKind, Result, exit};
 use crate::launch::{self, Launch};
@@ -21,16 +22,30 @@ pub fn run(args: LaunchArgs) -> Result<u8> {
             .with_hint("--print gives one shell line, --json the argv, env and notes"));
     }
     let name = launch::program(args.cli);
-    let path = crate::backends::find_in_path(name).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Unavailable,
-            format!("`{name}` was not found on PATH"),
-        )
-        .with_hint(format!(
-            "install {name}, or put the directory holding it on PATH"
-        ))
-    })?;
-    let help = read_help(&path)?;
+    let found = crate::backends::find_in_path(name);
+    let help = match &found {
+        Some(path) => read_help(path)?,
+        None if args.print || args.json => {
+            // Only printing: show the command for the pinned version, and say it is unchecked.
+            let (version, help) = launch::pinned_help(args.cli);
+            eprintln!(
+                "agentguard: note: `{name}` is not on PATH, so its flags could not be checked \
+                 against its --help; this is the command for {name} {version} (the version \
+                 agentguard was tested with); check it against your {name} before you run it"
+            );
+            help.to_string()
+        }
+        None => {
+            return Err(Error::new(
+                ErrorKind::Unavailable,
+                format!("`{name}` was not found on PATH"),
+            )
+            .with_hint(format!(
+                "install {name}, or put the directory holding it on PATH (--print shows the \
+                 command without it)"
+            )));
+        }
+    };
     let launch = launch::plan(args.cli, &args.args, &help, |var| std::env::var(var).ok())?;
     for note in &launch.notes {
         eprintln!("agentguard: note: {note}");
@@ -39,7 +54,7 @@ pub fn run(args: LaunchArgs) -> Result<u8> {
         print_json(&launch)?;
     } else if args.print {
         print_shell(&launch)?;
-    } else {
+    } else if let Some(path) = found {
         // exec only returns on failure.
         let err = Command::new(&path)
             .arg0(name)
@@ -108,71 +123,38 @@ fn shell_word(word: &str) -> Result<String> {
     Ok(quoted)
 }
 
-/// Runs `<cli> --help` (stdin closed, its own process group, a deadline) and returns stdout and
-/// stderr together: opencode prints its help on stderr, codex a warning there.
+/// Runs `<cli> --help` through the judges' subprocess runner (stdin closed, its own process
+/// group, killed with everything it started at the deadline) and returns stdout and stderr
+/// together: opencode prints its help on stderr, codex a warning there.
 fn read_help(path: &Path) -> Result<String> {
-    let mut child = Command::new(path)
-        .arg("--help")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|err| Error::io(format!("cannot run {} --help: {err}", path.display())))?;
-    let readers: Vec<_> = [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|mut stream| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = stream.read_to_end(&mut text);
-            text
-        })
-    })
-    .collect();
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => {
-                // A helper the CLI left behind would keep the pipes open: end the whole group.
-                // SAFETY: killpg only sends a signal to the group this child led.
-                unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-                break;
+    let argv = [path.display().to_string(), "--help".to_string()];
+    let deadline = Instant::now() + HELP_DEADLINE;
+    let output = process::run(&argv, None, Path::new("."), deadline).map_err(|err| {
+        let message = match err {
+            BackendError::Timeout => format!(
+                "{} --help did not finish within {} s",
+                path.display(),
+                HELP_DEADLINE.as_secs()
+            ),
+            BackendError::Spawn(why) => format!("cannot run {} --help: {why}", path.display()),
+            // Every supported CLI exits 0 on --help; one that does not is not one we know.
+            BackendError::Exit { code, stderr } => {
+                let status = code.map_or("was killed by a signal".to_string(), |code| {
+                    format!("exited with status {code}")
+                });
+                let said = if stderr.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {stderr}")
+                };
+                format!("{} --help {status}{said}", path.display())
             }
-            Ok(None) if started.elapsed() > HELP_DEADLINE => {
-                // SAFETY: killpg only sends a signal to the group this child leads.
-                unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-                let _ = child.wait();
-                return Err(Error::io(format!(
-                    "{} --help did not finish within {} s",
-                    path.display(),
-                    HELP_DEADLINE.as_secs()
-                ))
-                .with_hint("check that the CLI starts at all: run it with --help yourself"));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(err) => {
-                return Err(Error::io(format!(
-                    "cannot wait for {} --help: {err}",
-                    path.display()
-                )));
-            }
-        }
-    }
-    let mut help = String::new();
-    for reader in readers {
-        help.push_str(&String::from_utf8_lossy(&reader.join().unwrap_or_default()));
-        help.push('\n');
-    }
+            other => format!("{} --help failed: {other}", path.display()),
+        };
+        Error::io(message)
+            .with_hint("check that the CLI starts at all: run it with --help yourself")
+    })?;
+    let help = format!("{}\n{}\n", output.stdout, output.stderr);
     if help.trim().is_empty() {
         return Err(
             Error::io(format!("{} --help printed nothing", path.display()))

@@ -13,6 +13,7 @@ mod launch;
 mod logs;
 mod redact;
 mod self_update;
+mod trust;
 
 /// Runs one command and returns its exit code.
 pub fn run(command: Command) -> Result<u8> {
@@ -26,6 +27,7 @@ pub fn run(command: Command) -> Result<u8> {
         Command::Doctor(args) => doctor::run(args),
         Command::Config(cmd) => config::run(cmd),
         Command::Launch(args) => launch::run(args),
+        Command::Trust(args) => trust::run(args),
         Command::Completions(args) => completions::run(args),
         Command::SelfUpdate(args) => self_update::run(args),
     }

@@ -22,7 +22,7 @@ use regex_automata::{Input, MatchKind, PatternSet, meta};
 use crate::error::{Error, Result};
 use crate::formula::Formula;
 use crate::literals::{Literal, LiteralIndex};
-pub use spec::{DetectorSpec, Event};
+pub use spec::{DetectorSpec, Event, JudgeBy};
 
 include!(concat!(env!("OUT_DIR"), "/builtin_detectors.rs"));
 
@@ -72,6 +72,8 @@ pub struct Detector {
     pub name: String,
     pub description: String,
     pub events: Vec<Event>,
+    /// Who decides the fields after a Layer 1 hit.
+    pub judge: JudgeBy,
     pub triggers: Vec<String>,
     pub skips: Vec<String>,
     pub fields: Vec<String>,
@@ -289,18 +291,10 @@ impl CueSet {
         detector: &str,
         wanted: impl Fn(CueRole) -> bool,
     ) -> std::result::Result<Vec<CueMatch<'s>>, String> {
-        let gates = self.gates.as_ref().map_err(Clone::clone)?;
-        let index = self.index.get_or_init(|| {
-            let clauses: Vec<Vec<&[Literal]>> = gates.iter().map(Gate::clauses).collect();
-            GateIndex::new(&clauses)
-        });
-        let candidates = index.candidates(text);
         let mut found = Vec::new();
-        for (i, (role, pattern)) in self.patterns.iter().enumerate() {
-            if !candidates[i] || !wanted(*role) {
-                continue;
-            }
-            if let Some(m) = self.regex(i, detector)?.find(text) {
+        for (i, regex) in self.gated(text, detector, wanted)? {
+            if let Some(m) = regex.find(text) {
+                let (role, pattern) = &self.patterns[i];
                 found.push(CueMatch {
                     role: *role,
                     pattern,
@@ -310,6 +304,29 @@ impl CueSet {
             }
         }
         Ok(found)
+    }
+
+    /// The index and compiled regex of every cue with a role `wanted` accepts whose gate occurs
+    /// in `text` (only those are compiled).
+    fn gated<'s>(
+        &'s self,
+        text: &str,
+        detector: &str,
+        wanted: impl Fn(CueRole) -> bool,
+    ) -> std::result::Result<Vec<(usize, &'s Regex)>, String> {
+        let gates = self.gates.as_ref().map_err(Clone::clone)?;
+        let index = self.index.get_or_init(|| {
+            let clauses: Vec<Vec<&[Literal]>> = gates.iter().map(Gate::clauses).collect();
+            GateIndex::new(&clauses)
+        });
+        let candidates = index.candidates(text);
+        let mut gated = Vec::new();
+        for (i, (role, _)) in self.patterns.iter().enumerate() {
+            if candidates[i] && wanted(*role) {
+                gated.push((i, self.regex(i, detector)?));
+            }
+        }
+        Ok(gated)
     }
 
     fn compile_all(&self, detector: &str) -> std::result::Result<(), String> {
@@ -388,15 +405,23 @@ impl Detector {
             })
             .collect();
         let trigger_regexes = triggers.iter().map(|_| OnceLock::new()).collect();
+        let judge = spec.judge.unwrap_or(JudgeBy::Backend);
+        // An evidence-judged detector asks no model: it needs no prompt.
+        let prompt = match (spec.prompt, judge) {
+            (Some(prompt), _) => prompt,
+            (None, JudgeBy::Evidence) => String::new(),
+            (None, JudgeBy::Backend) => return Err(missing("prompt")),
+        };
         Ok(Detector {
             description: spec.description.unwrap_or_default(),
             events: spec.events.unwrap_or_else(|| vec![Event::Stop]),
+            judge,
             triggers,
             skips,
             fields,
             block_when,
             formula,
-            prompt: spec.prompt.ok_or_else(|| missing("prompt"))?,
+            prompt,
             feedback: spec::reflowed(spec.feedback.ok_or_else(|| missing("feedback"))?),
             rules,
             rules_unsure,
@@ -450,6 +475,28 @@ impl Detector {
             .matches(text, &self.name, |role| role != CueRole::Skip)
     }
 
+    /// The `[rules]` cues of each field that may match `text` (compiled only when their gate
+    /// occurs in it), for a judge that applies them to parts of `text`: the evidence judge
+    /// reads the message clause by clause.
+    pub fn rule_cues(&self, text: &str) -> std::result::Result<Vec<(String, Vec<&Regex>)>, String> {
+        let gated = self
+            .cues
+            .gated(text, &self.name, |role| matches!(role, CueRole::For(_)))?;
+        Ok(self
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(field, name)| {
+                let cues = gated
+                    .iter()
+                    .filter(|(i, _)| self.cues.patterns[*i].0 == CueRole::For(field))
+                    .map(|(_, regex)| *regex)
+                    .collect();
+                (name.clone(), cues)
+            })
+            .collect())
+    }
+
     /// Compiles every skip and rule cue (for `check_patterns` and the tests).
     pub fn compile_cues(&self) -> std::result::Result<(), String> {
         self.cues.compile_all(&self.name)
@@ -473,6 +520,34 @@ impl Detector {
     }
 }
 
+/// The built-in specs with `entries` applied (overrides by name, new detectors appended),
+/// disabled ones included: what a config's detectors amount to before they are built.
+pub fn effective_specs(entries: &[DetectorSpec]) -> Vec<DetectorSpec> {
+    merged_specs(entries)
+        .into_iter()
+        .map(|(spec, _)| spec)
+        .collect()
+}
+
+/// Each effective spec with whether a user wrote any of its patterns.
+fn merged_specs(entries: &[DetectorSpec]) -> Vec<(DetectorSpec, bool)> {
+    let mut specs: Vec<(DetectorSpec, bool)> = builtin_specs()
+        .into_iter()
+        .map(|spec| (spec, false))
+        .collect();
+    for entry in entries {
+        match specs.iter_mut().find(|(s, _)| s.name == entry.name) {
+            Some((existing, user_patterns)) => {
+                existing.override_with(entry);
+                *user_patterns |=
+                    entry.triggers.is_some() || entry.skips.is_some() || entry.rules.is_some();
+            }
+            None => specs.push((entry.clone(), true)),
+        }
+    }
+    specs
+}
+
 /// The enabled detectors, built-ins first, then user detectors in config order.
 #[derive(Debug)]
 pub struct Detectors {
@@ -481,22 +556,7 @@ pub struct Detectors {
 
 impl Detectors {
     pub fn load(entries: &[DetectorSpec]) -> Result<Detectors> {
-        // Each spec with whether a user wrote any of its patterns.
-        let mut specs: Vec<(DetectorSpec, bool)> = builtin_specs()
-            .into_iter()
-            .map(|spec| (spec, false))
-            .collect();
-        for entry in entries {
-            match specs.iter_mut().find(|(s, _)| s.name == entry.name) {
-                Some((existing, user_patterns)) => {
-                    existing.override_with(entry);
-                    *user_patterns |=
-                        entry.triggers.is_some() || entry.skips.is_some() || entry.rules.is_some();
-                }
-                None => specs.push((entry.clone(), true)),
-            }
-        }
-        let list = specs
+        let list = merged_specs(entries)
             .into_iter()
             .filter(|(spec, _)| spec.enabled != Some(false))
             .map(|(spec, user_patterns)| Detector::from_spec(spec, user_patterns))
@@ -506,6 +566,14 @@ impl Detectors {
 
     pub fn get(&self, name: &str) -> Option<&Detector> {
         self.list.iter().find(|d| d.name == name)
+    }
+
+    /// The first trigger that does not parse (found at load, without compiling anything): a
+    /// detector that would fail every call it runs on.
+    pub fn trigger_error(&self) -> Option<&str> {
+        self.list
+            .iter()
+            .find_map(|d| d.gates.as_ref().err().map(String::as_str))
     }
 
     /// The enabled detectors for `event`, optionally only those named in `only`.
@@ -738,6 +806,7 @@ mod tests {
                 "scope-change",
                 "shallow-bugfix",
                 "bugfix-without-reproduction",
+                "unbacked-claim",
                 "destructive"
             ]
         );
@@ -746,7 +815,7 @@ mod tests {
             detector.compile_cues().unwrap();
         }
         let stop = detectors.select(Event::Stop, &[]).unwrap();
-        assert_eq!(stop.len(), 5);
+        assert_eq!(stop.len(), 6);
         TriggerSet::new(&stop).unwrap();
     }
 

@@ -16,6 +16,18 @@ pub enum Event {
     PreTool,
 }
 
+/// Who decides a detector's fields after a Layer 1 hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JudgeBy {
+    /// The configured judge backend (an LLM, or the offline `rules` judge).
+    Backend,
+    /// The evidence of the turn's tool calls, offline, without a backend: the `[rules]` cues
+    /// decide the `<kind>_claimed` fields on the final message, the turn's runs and edits the
+    /// `<kind>_backed` fields (`src/evidence/`).
+    Evidence,
+}
+
 /// One detector as written in TOML. In a user `[[detectors]]` entry only `name` is required:
 /// for a built-in name the given keys override the built-in's, `enabled = false` disables it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -28,6 +40,9 @@ pub struct DetectorSpec {
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<Event>>,
+    /// Who decides the fields after a hit (default: the backend).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeBy>,
     /// Layer 1: any match is a hit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub triggers: Option<Vec<String>>,
@@ -68,6 +83,7 @@ impl DetectorSpec {
             enabled,
             description,
             events,
+            judge,
             triggers,
             skips,
             fields,

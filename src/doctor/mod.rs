@@ -8,6 +8,7 @@
 mod agent_cli;
 mod backend;
 mod config;
+mod hook_trust;
 mod log;
 mod probe;
 mod settings;
@@ -17,6 +18,7 @@ mod tests;
 pub use agent_cli::*;
 pub use backend::*;
 pub use config::*;
+pub use hook_trust::*;
 pub use log::*;
 pub use probe::*;
 pub use settings::*;
@@ -31,6 +33,10 @@ pub enum CheckId {
     Binary,
     ConfigUser,
     ConfigProject,
+    /// The project file's trust (`crate::trust::doctor_checks`).
+    TrustProject,
+    /// What the hook uses instead of a layer that does not load.
+    ConfigFallback,
     ConfigEnv,
     Detectors,
     Backend,
@@ -39,6 +45,8 @@ pub enum CheckId {
     HooksInstalled,
     /// `cli.<host>`: the host's CLI, used as a judge backend.
     Cli(Host),
+    /// `codex.trust`: whether Codex runs agentguard's Codex hooks (only when installed).
+    CodexTrust,
     Probe,
     LogDir,
     LogJudgeFailures,
@@ -53,6 +61,8 @@ impl CheckId {
             CheckId::Binary,
             CheckId::ConfigUser,
             CheckId::ConfigProject,
+            CheckId::TrustProject,
+            CheckId::ConfigFallback,
             CheckId::ConfigEnv,
             CheckId::Detectors,
             CheckId::Backend,
@@ -61,6 +71,7 @@ impl CheckId {
         all.push(CheckId::HooksInstalled);
         all.extend(Host::ALL.map(CheckId::Cli));
         all.extend([
+            CheckId::CodexTrust,
             CheckId::Probe,
             CheckId::LogDir,
             CheckId::LogJudgeFailures,
@@ -77,6 +88,8 @@ impl std::fmt::Display for CheckId {
             CheckId::Binary => "binary",
             CheckId::ConfigUser => "config.user",
             CheckId::ConfigProject => "config.project",
+            CheckId::TrustProject => "trust.project",
+            CheckId::ConfigFallback => "config.fallback",
             CheckId::ConfigEnv => "config.env",
             CheckId::Detectors => "detectors",
             CheckId::Backend => "backend",
@@ -85,6 +98,7 @@ impl std::fmt::Display for CheckId {
             }
             CheckId::HooksInstalled => "hooks.installed",
             CheckId::Cli(host) => return write!(f, "cli.{}", host.name()),
+            CheckId::CodexTrust => "codex.trust",
             CheckId::Probe => "probe",
             CheckId::LogDir => "log.dir",
             CheckId::LogJudgeFailures => "log.judge_failures",

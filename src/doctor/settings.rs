@@ -4,91 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::hosts::{self, Host, OurCommand};
-use crate::settings::{self, Format, SettingsError};
+use crate::settings::{self, Format};
 
 use super::{Check, CheckId};
-
-/// One hook entry of ours found in a settings file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookEntry {
-    /// The host's event key: Stop, SubagentStop, PreToolUse.
-    pub event: String,
-    pub command: String,
-}
-
-/// agentguard's hook entries in a settings text; an error (with line and column when the text
-/// does not parse) when the host could not read it either.
-pub fn hook_entries(format: Format, text: &str) -> Result<Vec<HookEntry>, SettingsError> {
-    // The same parser install uses, so doctor and install agree on what is readable.
-    settings::has_agentguard_hooks(format, text)?;
-    let body = text.trim_start_matches('\u{feff}');
-    let mut entries = Vec::new();
-    let mut push = |event: &str, command: &str| {
-        if hosts::is_agentguard_command(command) {
-            entries.push(HookEntry {
-                event: event.to_string(),
-                command: command.to_string(),
-            });
-        }
-    };
-    match format {
-        Format::Json => {
-            if body.trim().is_empty() {
-                return Ok(entries);
-            }
-            let value: serde_json::Value =
-                serde_json::from_str(body).map_err(|err| SettingsError {
-                    message: err.to_string(),
-                    line: Some(err.line()),
-                    column: Some(err.column()),
-                })?;
-            let Some(events) = value.get("hooks").and_then(|h| h.as_object()) else {
-                return Ok(entries);
-            };
-            for (event, groups) in events {
-                for group in groups.as_array().into_iter().flatten() {
-                    for hook in group
-                        .get("hooks")
-                        .and_then(|h| h.as_array())
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Some(command) = hook.get("command").and_then(|c| c.as_str()) {
-                            push(event, command);
-                        }
-                    }
-                }
-            }
-        }
-        Format::Toml => {
-            let doc: toml_edit::DocumentMut =
-                body.parse()
-                    .map_err(|err: toml_edit::TomlError| SettingsError {
-                        message: err.message().to_string(),
-                        line: None,
-                        column: None,
-                    })?;
-            let Some(events) = doc.get("hooks").and_then(|h| h.as_table_like()) else {
-                return Ok(entries);
-            };
-            for (event, groups) in events.iter() {
-                for group in groups.as_array_of_tables().into_iter().flatten() {
-                    for hook in group
-                        .get("hooks")
-                        .and_then(|h| h.as_array_of_tables())
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Some(command) = hook.get("command").and_then(|c| c.as_str()) {
-                            push(event, command);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(entries)
-}
 
 /// What the program of a hook command resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +25,15 @@ pub struct SettingsFile {
     pub path: PathBuf,
     pub format: Format,
     /// None: the file does not exist. Err: it could not be read.
-    pub text: Option<Result<String, String>>,
+    pub text: Option<Result<String, ReadError>>,
+}
+
+/// Why a file could not be read, and the fix for that cause (a directory where the file
+/// should be is not a permission problem).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    pub message: String,
+    pub fix: String,
 }
 
 /// One settings scope (`settings.<host>.<scope>`).
@@ -189,15 +115,15 @@ pub fn check_settings_scope(
                 return (
                     Check::fail(
                         id,
-                        format!("{label}: cannot read {path}: {err}"),
-                        format!("make {path} readable (chmod u+r)"),
+                        format!("{label}: cannot read {path}: {}", err.message),
+                        err.fix.clone(),
                     ),
                     events,
                 );
             }
             Some(Ok(text)) => text,
         };
-        let entries = match hook_entries(file.format, text) {
+        let entries = match settings::hook_entries(file.format, text) {
             Ok(entries) => entries,
             Err(err) => {
                 let kind = match file.format {

@@ -188,22 +188,6 @@ fn backend_check_says_what_auto_picked_and_why() {
 }
 
 #[test]
-fn hook_entries_are_read_from_json_and_toml() {
-    let json = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "lint"},
-        {"type": "command", "command": "/x/agentguard hook stop --host claude"}]}],
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "agentguard hook pre-tool"}]}]}}"#;
-    let entries = hook_entries(Format::Json, json).unwrap();
-    assert_eq!(entries.len(), 2);
-    assert_eq!(entries[0].event, "Stop");
-    assert_eq!(entries[1].command, "agentguard hook pre-tool");
-    let toml = "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"/x/agentguard hook stop --host codex\"\n";
-    assert_eq!(hook_entries(Format::Toml, toml).unwrap().len(), 1);
-    assert!(hook_entries(Format::Json, "").unwrap().is_empty());
-    let err = hook_entries(Format::Json, "{\n  \"a\": 1,\n  \"b\" 2\n}\n").unwrap_err();
-    assert_eq!((err.line, err.column), (Some(3), Some(7)));
-}
-
-#[test]
 fn command_host_is_read_with_the_claude_default() {
     let ours = hosts::command::parse("'/a b/agentguard' hook stop --host codex").unwrap();
     assert_eq!(

@@ -7,6 +7,7 @@ use crate::detectors::{Detector, Detectors, Event};
 use crate::hook::HookInput;
 use crate::hosts::Host;
 use crate::pipeline::{self, Judge, Judgement, Pipeline, Verdict};
+use crate::protected::Protected;
 use crate::shell::{self, ReadOnlyVerdict};
 
 use super::{Action, Decision, unjudged_tool};
@@ -21,22 +22,51 @@ pub const READ_ONLY_RULE: &str = include_str!("../../assets/readonly-rule.md");
 /// Tools that write files directly.
 const EDIT_TOOLS: [&str; 5] = ["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"];
 
+/// The prefix of MCP tool names (`mcp__<server>__<tool>`).
+const MCP_PREFIX: &str = "mcp__";
+
 /// The decision on one tool call. `role` is the value of [`ROLE_VAR`] in the hook's
-/// environment.
+/// environment; `protected`, where agentguard's own files and the hosts' hook settings live.
 pub fn decide(
     host: Host,
     input: &HookInput,
     role: Option<&str>,
     config: &Config,
     detectors: &Detectors,
+    protected: &Protected,
 ) -> Decision {
     let tool = input.tool_name.as_deref().unwrap_or("");
     let command = input.command();
-    // One analysis serves both the read-only verdict and the dangerous gate.
+    // One analysis serves the guard of agentguard's own files, the read-only verdict and the
+    // dangerous gate.
     let analysis = command.map(shell::analyze);
-    if let Some(role) = read_only_role(input, role, config) {
+    let role = read_only_role(input, role, config);
+    if let Some(hit) =
+        protected.tool_writes(tool, input.tool_input.as_ref(), command, analysis.as_ref())
+    {
+        // Codex cannot ask; a read-only role never writes: deny. Otherwise the user decides.
+        let action = match (host, &role) {
+            (Host::Claude, None) => Action::Ask,
+            _ => Action::Deny,
+        };
+        return Decision {
+            action,
+            verdict: Verdict::Violation,
+            rule: Some("protected-file".into()),
+            message: Some(crate::protected::hold_reason(&hit)),
+            ..Decision::allow()
+        };
+    }
+    if let Some(role) = role {
         let verdict = if EDIT_TOOLS.contains(&tool) {
             Some(("edit-tool".to_string(), format!("`{tool}` writes files")))
+        } else if tool.starts_with(MCP_PREFIX) {
+            (!config.readonly.is_mcp_reader(tool)).then(|| {
+                (
+                    "mcp-tool".to_string(),
+                    format!("`{tool}` is an MCP tool not listed in [readonly] mcp_readers"),
+                )
+            })
         } else {
             let verdict = match &analysis {
                 Some(Ok(analysis)) => analysis.read_only(),
@@ -266,7 +296,73 @@ mod tests {
 
     fn decide_with(host: Host, input: &HookInput, role: Option<&str>, config: &Config) -> Decision {
         let detectors = Detectors::load(&config.detectors).unwrap();
-        decide(host, input, role, config, &detectors)
+        decide(host, input, role, config, &detectors, &protected())
+    }
+
+    /// Protected paths under a fixed home, the project at `/home/u/proj`.
+    fn protected() -> Protected {
+        Protected::new(
+            Some("/home/u".into()),
+            "/home/u/proj".into(),
+            Some("/home/u/.config/agentguard/config.toml".into()),
+            Some("/home/u/.config/agentguard".into()),
+            Some("/home/u/.local/state/agentguard".into()),
+            vec!["/home/u/.local/share/agentguard".into()],
+            Some("/home/u/.claude".into()),
+            Some("/home/u/.codex".into()),
+        )
+    }
+
+    #[test]
+    fn writes_to_the_guard_ask_on_claude_and_deny_on_codex_and_in_a_read_only_role() {
+        let config = Config::defaults();
+        let write = call(
+            "Write",
+            json!({"file_path": "/home/u/proj/.agentguard.toml"}),
+            None,
+        );
+        let claude = decide_with(Host::Claude, &write, None, &config);
+        assert_eq!(claude.action, Action::Ask);
+        assert_eq!(claude.rule.as_deref(), Some("protected-file"));
+        assert_eq!(permission(&claude, Host::Claude).as_deref(), Some("ask"));
+        let codex = decide_with(
+            Host::Codex,
+            &bash("echo x > ~/.codex/hooks.json"),
+            None,
+            &config,
+        );
+        assert_eq!(permission(&codex, Host::Codex).as_deref(), Some("deny"));
+        let reason = codex.message.unwrap();
+        assert!(reason.contains("does not edit its own guard"), "{reason}");
+        assert!(!reason.contains("To approve it"), "{reason}");
+        let reviewer = decide_with(Host::Claude, &write, Some(ROLE_READ_ONLY), &config);
+        assert_eq!(reviewer.action, Action::Deny);
+        let reading = decide_with(
+            Host::Claude,
+            &bash("cat ~/.claude/settings.json"),
+            None,
+            &config,
+        );
+        assert_eq!(reading.action, Action::Allow);
+    }
+
+    #[test]
+    fn a_read_only_role_calls_only_listed_mcp_readers() {
+        let mut config = Config::defaults();
+        config.readonly.mcp_readers = vec!["mcp__docs__search*".into()];
+        let search = call("mcp__docs__search", json!({"q": "x"}), None);
+        let publish = call("mcp__docs__publish", json!({"q": "x"}), None);
+        let role = Some(ROLE_READ_ONLY);
+        assert_eq!(
+            decide_with(Host::Claude, &search, role, &config).action,
+            Action::Allow
+        );
+        let denied = decide_with(Host::Claude, &publish, role, &config);
+        assert_eq!(denied.rule.as_deref(), Some("read-only:mcp-tool"));
+        assert_eq!(
+            decide_with(Host::Claude, &publish, None, &config).action,
+            Action::Allow
+        );
     }
 
     fn permission(decision: &Decision, host: Host) -> Option<String> {

@@ -1,9 +1,10 @@
 //! The Stop decision: which text is judged, what the judge found, and whether the loop guard
 //! lets a violation block.
 
-use crate::detectors::{Detectors, Event};
+use crate::detectors::{Detector, Detectors, Event, JudgeBy};
+use crate::evidence::Lazy;
 use crate::loopguard::{Guard, LoopGuard};
-use crate::pipeline::{Judge, Judgement, Pipeline, Verdict};
+use crate::pipeline::{Judge, Judgement, Outcome, Pipeline, Verdict};
 
 use super::{Action, Decision};
 
@@ -26,7 +27,8 @@ pub fn select_text(
         None => (None, None),
     };
     let text = crate::transcript::stop_text(turn_text, last_assistant_message);
-    let text = crate::text::tail(&text, scan_bytes);
+    // Never start inside a secret: its tail alone would pass redaction.
+    let text = crate::redact::tail_outside_secrets(&text, scan_bytes);
     if text.trim().is_empty() {
         // Nothing to judge and no transcript: say so, once, instead of judging nothing.
         return StopText::Nothing(match transcript_error {
@@ -52,14 +54,16 @@ pub struct Violation {
     reason: String,
 }
 
-/// Runs the Stop detectors over `text` with `judge` (`Judge::from_config`).
-pub fn judge(text: &str, judge: &Judge, detectors: &Detectors) -> Judged {
+/// Runs the Stop detectors over `text` and the turn's `evidence` (read only if a detector hits)
+/// with `judge` (`Judge::from_config`).
+pub fn judge(text: &str, judge: &Judge, detectors: &Detectors, evidence: &Lazy) -> Judged {
     let selected = match detectors.select(Event::Stop, &[]) {
         Ok(selected) => selected,
         Err(err) => return Judged::Decided(Decision::failed_open(err.message)),
     };
     let detectors_run: Vec<String> = selected.iter().map(|d| d.name.clone()).collect();
-    let judged = Pipeline::new(selected).and_then(|pipeline| judge.judge(&pipeline, text));
+    let judged = Pipeline::new(selected)
+        .and_then(|pipeline| judge.judge_with_evidence(&pipeline, text, evidence));
     let judgement = match judged {
         Ok(judgement) => judgement,
         Err(err) => {
@@ -112,7 +116,7 @@ pub fn judge(text: &str, judge: &Judge, detectors: &Detectors) -> Judged {
         .map(|o| {
             detectors
                 .get(&o.detector)
-                .map(|d| d.feedback.trim().to_string())
+                .map(|d| feedback(d, o))
                 .unwrap_or_else(|| format!("agentguard: `{}` found a problem.", o.detector))
         })
         .collect::<Vec<_>>()
@@ -127,6 +131,18 @@ pub fn judge(text: &str, judge: &Judge, detectors: &Detectors) -> Judged {
         findings,
         reason,
     })
+}
+
+/// What the agent is told for one violation: the detector's feedback, and for a detector judged
+/// by the turn's evidence what the evidence showed (plain words, redacted, no rubric).
+fn feedback(detector: &Detector, outcome: &Outcome) -> String {
+    let mut text = detector.feedback.trim().to_string();
+    if detector.judge == JudgeBy::Evidence
+        && let Some(reason) = &outcome.reason
+    {
+        text.push_str(&format!("\n\nWhat the turn shows: {reason}."));
+    }
+    text
 }
 
 impl Violation {
@@ -169,7 +185,12 @@ mod tests {
 
     fn judged(text: &str, config: &Config) -> Judged {
         let detectors = Detectors::load(&config.detectors).unwrap();
-        judge(text, &Judge::from_config(config, None), &detectors)
+        judge(
+            text,
+            &Judge::from_config(config, None),
+            &detectors,
+            &Lazy::none(),
+        )
     }
 
     const UNVERIFIED: &str = "I updated the parser. Shall I commit and push now?";
@@ -186,6 +207,21 @@ mod tests {
             StopText::Judge(text) => panic!("nothing to judge, got {text:?}"),
             StopText::Nothing(decision) => decision,
         }
+    }
+
+    #[test]
+    fn the_scan_bound_never_starts_inside_a_secret() {
+        // Built, not written: no token-shaped literal in the source.
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let body: String = (0..36)
+            .map(|i| alphabet[(i * 17 + 5) % 62] as char)
+            .collect();
+        let token = format!("ghp_{body}");
+        let turn = format!("I set the token to {token} and stopped.");
+        let bound = turn.len() - turn.find(&token).unwrap() - 10;
+        let text = judged_text(select_text(Some(Ok(turn.clone())), None, bound));
+        assert!(!text.contains(&token[10..]), "{text:?}");
+        assert!(text.ends_with("and stopped."), "{text:?}");
     }
 
     #[test]

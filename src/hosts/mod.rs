@@ -92,8 +92,11 @@ pub fn event_key(event: HookEvent) -> &'static str {
 pub const STOP_TIMEOUT_SECS: i64 = 60;
 /// PreToolUse decides from rules only; the host waits this long at most.
 pub const PRE_TOOL_TIMEOUT_SECS: i64 = 30;
-/// The Claude Code tools that can write or run commands.
-pub const CLAUDE_PRE_TOOL_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit";
+/// The Claude Code tools that can write or run commands, and every MCP tool (`mcp__<server>__
+/// <tool>`, denied in a read-only role unless listed in `[readonly] mcp_readers`). Claude Code
+/// reads a matcher of plain names as a list and anything else as an unanchored JavaScript
+/// regex, so the regex is anchored: `Write` must not match `TodoWrite`.
+pub const CLAUDE_PRE_TOOL_MATCHER: &str = "^(Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.+)$";
 /// The Codex tools that can write or run commands.
 pub const CODEX_PRE_TOOL_MATCHER: &str = "Bash|apply_patch";
 
@@ -138,10 +141,8 @@ pub fn after_install_note(host: Host, scope: Scope) -> String {
             "Claude Code reads hooks when a session starts: restart running sessions (or review \
              the hooks in /hooks).\n"
         }
-        Host::Codex => {
-            "Codex runs new or changed hooks only after you trust them: start Codex and open \
-             /hooks to review and trust agentguard's hooks.\n"
-        }
+        // Whether Codex trusts them is said by install itself, from the trust entries.
+        Host::Codex => "",
     });
     if host == Host::Codex && scope == Scope::Project {
         note.push_str("Codex loads a project's hooks only once you trust the project.\n");

@@ -235,6 +235,10 @@ pub fn show(p: &Paint, record: &Record, label: Option<&Label>) -> Vec<String> {
             lines.push(field(p, "  redactions", &counts.join(", ")));
         }
     }
+    if let Some(evidence) = &record.evidence {
+        lines.push(String::new());
+        lines.extend(evidence_lines(p, evidence));
+    }
     lines.push(String::new());
     match &record.text {
         Some(text) => {
@@ -245,6 +249,34 @@ pub fn show(p: &Paint, record: &Record, label: Option<&Label>) -> Vec<String> {
             lines.push(text.clone());
         }
         None => lines.push("judged text: not stored (`[log] store_text = false`)".into()),
+    }
+    lines
+}
+
+/// The turn's tool calls a decision used, oldest first.
+pub fn evidence_lines(p: &Paint, evidence: &crate::evidence::EvidenceLog) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !evidence.turn_complete {
+        notes.push("the turn's start was beyond the read bound");
+    }
+    if evidence.lagging {
+        notes.push("the transcript lagged behind the final message");
+    }
+    let heading = if notes.is_empty() {
+        "evidence (the turn's tool calls, oldest first):".to_string()
+    } else {
+        format!(
+            "evidence (the turn's tool calls, oldest first; {}):",
+            notes.join("; ")
+        )
+    };
+    let mut lines = vec![p.paint("1", &heading)];
+    if evidence.steps.is_empty() {
+        lines.push("  no test, build, lint or CI run and no edit".into());
+    }
+    lines.extend(evidence.steps.iter().map(|step| format!("  {step}")));
+    if evidence.omitted > 0 {
+        lines.push(format!("  ({} other commands not shown)", evidence.omitted));
     }
     lines
 }

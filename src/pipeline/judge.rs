@@ -9,7 +9,7 @@ use crate::backends::{self, Backend};
 use crate::config::Config;
 use crate::error::Result;
 
-use super::{Cascade, Facts, Judgement, Pipeline, Window};
+use super::{Cascade, Judgement, Pipeline, Window};
 
 /// The judge settings of one config, for any number of texts.
 pub struct Judge<'c> {
@@ -65,19 +65,30 @@ impl<'c> Judge<'c> {
         backends::select(self.config, self.backend)
     }
 
-    /// Judges `text` with `pipeline`; the backend is built only if Layer 1 hits.
+    /// Judges `text` with `pipeline`, on its words alone; the backend is built only if Layer 1
+    /// hits.
     pub fn judge(&self, pipeline: &Pipeline, text: &str) -> Result<Judgement> {
+        self.judge_with_evidence(pipeline, text, &crate::evidence::Lazy::none())
+    }
+
+    /// Judges `text` and the turn's `evidence` (read only if Layer 1 hits) with `pipeline`.
+    pub fn judge_with_evidence(
+        &self,
+        pipeline: &Pipeline,
+        text: &str,
+        evidence: &crate::evidence::Lazy,
+    ) -> Result<Judgement> {
         let text = match self.scan_bytes {
-            Some(bytes) => crate::text::tail(text, bytes),
+            Some(bytes) => crate::redact::tail_outside_secrets(text, bytes),
             None => text,
         };
         pipeline.judge_with(
             text,
             self.window,
             self.cascade,
-            &Facts::default(),
             || self.backend(),
             self.timeout,
+            evidence,
         )
     }
 }

@@ -22,8 +22,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::backends::rules::{self, Facts, RulesAnswer, RulesVerdict};
 use crate::backends::{Backend, JudgeRequest};
-use crate::detectors::{Detector, TriggerSet};
+use crate::detectors::{Detector, JudgeBy, TriggerSet};
 use crate::error::Result;
+use crate::evidence::{self, Evidence};
 use crate::redact::{Redacted, RedactedText, RedactionCounts, Redactor, Side};
 
 /// What Layer 1 found for one detector.
@@ -296,31 +297,33 @@ impl<'a> Pipeline<'a> {
             text,
             window,
             self.cascade,
-            &Facts::default(),
             backend,
             timeout,
+            &evidence::Lazy::none(),
         )
     }
 
-    /// [`Pipeline::judge`] with an explicit cascade and facts about the turn that settle some
-    /// of the rules judge's fields (see [`Facts`]).
+    /// [`Pipeline::judge`] with an explicit cascade and the turn's evidence, which is read only
+    /// when Layer 1 hits: an evidence-judged detector decides from it without a backend, the
+    /// offline judge takes it over the words ([`Facts::from_evidence`]), an LLM judge gets its
+    /// redacted summary next to the text.
     pub fn judge_with(
         &self,
         text: &str,
         window: Window,
         cascade: Cascade,
-        facts: &Facts,
         backend: impl FnOnce() -> Result<Box<dyn Backend>>,
         timeout: Duration,
+        evidence: &evidence::Lazy,
     ) -> Result<Judgement> {
         judge(
             &self.triggers,
             cascade,
             text,
             window,
-            facts,
             backend,
             timeout,
+            evidence,
         )
     }
 }
@@ -368,27 +371,37 @@ fn judge(
     cascade: Cascade,
     text: &str,
     window: Window,
-    facts: &Facts,
     backend: impl FnOnce() -> Result<Box<dyn Backend>>,
     timeout: Duration,
+    evidence: &evidence::Lazy,
 ) -> Result<Judgement> {
     let deadline = Instant::now() + timeout;
     let detectors = set.detectors();
     let layer1 = layer1(set, text)?;
+    if !layer1.iter().any(|l| matches!(l, Layer1::Hit { .. })) {
+        let outcomes = detectors
+            .iter()
+            .zip(layer1)
+            .map(|(detector, result)| Outcome::without_judge(detector, result))
+            .collect();
+        return Ok(Judgement::from_outcomes(outcomes));
+    }
+    let evidence = evidence.get();
     // Redact, then cut: the window and the excerpt are cut from the redacted text, so a cut can
     // never fall inside a secret (a cut PEM block or token would lose the prefix that
-    // identifies it). Only when a hit needs a judged text.
-    let any_hit = layer1.iter().any(|l| matches!(l, Layer1::Hit { .. }));
-    let redacted = any_hit.then(|| Redactor::builtin().redact_mapped(text));
+    // identifies it).
+    let redacted = Redactor::builtin().redact_mapped(text);
     let prepared: Vec<Option<Prepared>> = detectors
         .iter()
         .zip(&layer1)
-        .map(|(detector, result)| match (result, &redacted) {
-            (&Layer1::Hit { start, end, .. }, Some(redacted)) => {
-                let judged = judged_text(redacted, window, start, end);
+        .map(|(detector, result)| match result {
+            &Layer1::Hit { start, end, .. } if detector.judge == JudgeBy::Backend => {
+                let judged = judged_text(&redacted, window, start, end);
                 // The rules judge reads the whole (redacted) text: evidence 10 kB before the
-                // proposal still counts, and nothing leaves the process.
-                let rules = rules::decide(detector, &redacted.text, facts);
+                // proposal still counts, and nothing leaves the process. What the turn did
+                // outweighs what the message says.
+                let facts = Facts::from_evidence(detector, evidence);
+                let rules = rules::decide(detector, &redacted.text, &facts);
                 Some(Prepared {
                     text: judged.text,
                     redactions: judged.counts,
@@ -413,6 +426,9 @@ fn judge(
             .zip(layer1)
             .zip(&prepared)
             .map(|((detector, result), prepared)| {
+                if detector.judge == JudgeBy::Evidence {
+                    return (None, judge_offline(detector, result, text, evidence));
+                }
                 let fallback = Outcome::without_judge(detector, result.clone());
                 let Some(prepared) = prepared else {
                     return (None, fallback);
@@ -436,7 +452,7 @@ fn judge(
                     Some(Ok(backend)) => {
                         let backend = *backend;
                         let handle = scope.spawn(move || {
-                            judge_one(detector, result, prepared, backend, deadline)
+                            judge_one(detector, result, prepared, evidence, backend, deadline)
                         });
                         (Some(handle), fallback)
                     }
@@ -487,22 +503,84 @@ fn offline_outcome(detector: &Detector, layer1: Layer1, prepared: &Prepared) -> 
     outcome
 }
 
+/// The outcome of a detector that no backend judges: a hit of an evidence-judged detector is
+/// decided by the turn's evidence, anything else is Layer 1's.
+fn judge_offline(
+    detector: &Detector,
+    layer1: Layer1,
+    text: &str,
+    evidence: Option<&Evidence>,
+) -> Outcome {
+    if !matches!(layer1, Layer1::Hit { .. }) || detector.judge != JudgeBy::Evidence {
+        return Outcome::without_judge(detector, layer1);
+    }
+    // Without a transcript there is nothing to hold the words against: the detector does not
+    // apply (a miss), and the text alone is judged by the others.
+    if evidence.is_none() {
+        return Outcome::without_judge(detector, Layer1::Miss);
+    }
+    let started = Instant::now();
+    let mut outcome = Outcome {
+        backend: Some("evidence".into()),
+        ..Outcome::without_judge(detector, layer1)
+    };
+    // The claims are read in the final message when the transcript has it.
+    let message = evidence
+        .and_then(|e| e.final_text.as_deref())
+        .unwrap_or(text);
+    match detector.rule_cues(message) {
+        Err(err) => {
+            outcome.verdict = Verdict::Fail;
+            outcome.error_cause = Some("config".into());
+            outcome.error = Some(err);
+        }
+        Ok(cues) => {
+            let judged = evidence::judge_detector(&detector.fields, &cues, text, evidence);
+            outcome.verdict = if detector.formula.eval(&judged.fields) {
+                Verdict::Violation
+            } else {
+                Verdict::Allow
+            };
+            outcome.fields = judged.fields;
+            // The reason quotes commands and paths: it is logged and shown, so redacted.
+            let reason = Redactor::builtin().redact(&judged.reason);
+            outcome.redactions = reason.counts;
+            outcome.reason = Some(reason.text);
+        }
+    }
+    outcome.latency_ms = started.elapsed().as_millis() as u64;
+    outcome
+}
+
+/// Judges one hit the rules judge left unsure (or every hit, with `llm-only`); an LLM judge
+/// gets the evidence summary next to the text.
 fn judge_one(
     detector: &Detector,
     layer1: Layer1,
     prepared: &Prepared,
+    evidence: Option<&Evidence>,
     backend: &dyn Backend,
     deadline: Instant,
 ) -> Outcome {
     let started = Instant::now();
     let nonce = wrap::nonce();
-    let prompt = wrap::wrap(&detector.prompt, &detector.fields, &prepared.text, &nonce);
+    // The evidence summary goes inside the data section, after the agent's words: it is data
+    // too (commands and paths the agent chose), redacted like the text.
+    let data = match evidence {
+        Some(evidence) => {
+            let summary = Redactor::builtin().redact(&evidence.summary_text());
+            format!("{}\n\n{}", prepared.text, summary.text)
+        }
+        None => prepared.text.clone(),
+    };
+    let prompt = wrap::wrap(&detector.prompt, &detector.fields, &data, &nonce);
     let schema = detector.reply_schema();
     let request = JudgeRequest {
         detector,
         prompt: &prompt,
         text: &prepared.text,
         schema: &schema,
+        evidence,
     };
     let unsure = matches!(&prepared.rules, Ok(a) if a.verdict == RulesVerdict::Unsure);
     let mut outcome = Outcome {

@@ -63,6 +63,8 @@ pub(crate) struct Grammar {
     min_password_length: usize,
     min_secret_length: usize,
     min_entropy: f64,
+    /// Longest first, so that "ist jetzt" is tried before "ist".
+    prose_connectors: Vec<String>,
 }
 
 /// Nouns this long also count at the end of a glued word (`dbpassword`, `authtoken`); shorter
@@ -112,6 +114,11 @@ impl Grammar {
             min_password_length: spec.min_password_length,
             min_secret_length: spec.min_secret_length,
             min_entropy: spec.min_entropy,
+            prose_connectors: {
+                let mut connectors = lower_all(&spec.prose_connectors);
+                connectors.sort_by_key(|c| std::cmp::Reverse(c.len()));
+                connectors
+            },
         }
     }
 
@@ -444,6 +451,113 @@ impl Grammar {
                     && (classes.count() >= 2 || length >= 20)
             }
         }
+    }
+}
+
+/// At most this many connectors stand between a password word and its value ("was changed to").
+const MAX_PROSE_CONNECTORS: usize = 4;
+
+/// Separators between a password word and its value in prose: ASCII `:`/`=`/`-`/`,`, the
+/// full-width colon and comma, and the dashes.
+/// Not `=`: an assignment is the assignment recognizer's to judge.
+const PROSE_SEPARATORS: &[&str] = &[":", "-", ",", "：", "，", "、", "–", "—"];
+
+/// Whether `text` starts with `word`, ASCII case-insensitively, as a whole word: a word ending
+/// in an ASCII letter or digit may not run on into another one (`is` is no prefix of `isolated`).
+fn starts_with_word(text: &[u8], word: &[u8]) -> bool {
+    text.len() >= word.len()
+        && text[..word.len()].eq_ignore_ascii_case(word)
+        && !(word.last().is_some_and(u8::is_ascii_alphanumeric)
+            && text.get(word.len()).is_some_and(u8::is_ascii_alphanumeric))
+}
+
+impl Grammar {
+    /// Recognizes "password word, connector, value" in prose ("the password is X", "Passwort
+    /// lautet X", "密码是 X", "비밀번호는 X"): `at` is where one of `keywords` (the rule's,
+    /// lower-cased) starts in `line`. The value is one token of printable ASCII (or a quoted
+    /// string), judged as a password by [`Grammar::plausible`], but never a plain word: prose
+    /// goes on with words ("the password is required").
+    pub(crate) fn recognize_prose(
+        &self,
+        line: &[u8],
+        at: usize,
+        keywords: &[String],
+    ) -> Option<Range<usize>> {
+        // A word of prose, not part of a name (`hash_password`, `${DB_PASSWORD}`).
+        if at > 0 && (is_key_byte(line[at - 1]) || b"${/\\".contains(&line[at - 1])) {
+            return None;
+        }
+        let keyword = keywords
+            .iter()
+            .filter(|k| {
+                line[at..].len() >= k.len()
+                    && line[at..][..k.len()].eq_ignore_ascii_case(k.as_bytes())
+            })
+            .max_by_key(|k| k.len())?;
+        let mut at = at + keyword.len();
+        match line.get(at) {
+            None => return None,
+            Some(&next) if next.is_ascii() && !is_blank(next) && next != b':' => return None,
+            Some(_) => {}
+        }
+        for _ in 0..=MAX_PROSE_CONNECTORS {
+            loop {
+                at = skip_blanks(line, at);
+                match PROSE_SEPARATORS
+                    .iter()
+                    .find(|sep| line[at..].starts_with(sep.as_bytes()))
+                {
+                    Some(separator) => at += separator.len(),
+                    None => break,
+                }
+            }
+            match self
+                .prose_connectors
+                .iter()
+                .find(|c| starts_with_word(&line[at..], c.as_bytes()))
+            {
+                Some(connector) => at += connector.len(),
+                None => break,
+            }
+        }
+        let value = match line.get(at) {
+            Some(&quote) if is_quote(quote) => {
+                let end = memchr::memchr(quote, &line[at + 1..])? + at + 1;
+                at + 1..end
+            }
+            Some(_) => {
+                let end = line[at..]
+                    .iter()
+                    .position(|&b| b <= b' ' || b >= 0x80)
+                    .map_or(line.len(), |offset| at + offset);
+                // Sentence punctuation after the value is prose.
+                let mut end = end;
+                while end > at && b".,;:!?)]".contains(&line[end - 1]) {
+                    end -= 1;
+                }
+                at..end
+            }
+            None => return None,
+        };
+        let text = &line[value.clone()];
+        if text.is_empty() {
+            return None;
+        }
+        let classes = CharClasses::of(text);
+        let plain_word = classes.only_letters()
+            && (classes.count() == 1 || text[1..].iter().all(u8::is_ascii_lowercase));
+        let version = text
+            .strip_prefix(b"v")
+            .unwrap_or(text)
+            .iter()
+            .all(|b| b.is_ascii_digit() || *b == b'.');
+        let quoted = value.start > 0 && is_quote(line[value.start - 1]);
+        (!plain_word
+            && !version
+            && !looks_like_code(text)
+            && (quoted || !text.iter().any(|&b| is_blank(b)))
+            && self.plausible(text, KeyClass::Password, false))
+        .then_some(value)
     }
 }
 

@@ -131,6 +131,40 @@ pub fn tail_of_redacted(text: &str, max_bytes: usize) -> &str {
     &text[start..]
 }
 
+/// How far before a cut a secret may start and still reach across it: more than a PEM block
+/// of a 4096-bit key.
+const CUT_REACH: usize = 16 * 1024;
+
+/// The last `max_bytes` of `text`, unredacted, with the start moved past any secret (or any
+/// assignment line of one) the plain cut would fall inside: a text cut to a scan bound keeps
+/// no tail of a secret that only its whole would let the redactor recognise. Only the lines
+/// around the cut are redacted, so this costs a few KiB of scanning whatever the text's size.
+pub fn tail_outside_secrets(text: &str, max_bytes: usize) -> &str {
+    let mut start = text.ceil_char_boundary(text.len().saturating_sub(max_bytes));
+    if start == 0 {
+        return text;
+    }
+    let reach_back = text.floor_char_boundary(start.saturating_sub(CUT_REACH));
+    let from = text[..reach_back]
+        .rfind('\n')
+        .map_or(0, |newline| newline + 1);
+    let reach_on = text.ceil_char_boundary(start.saturating_add(CUT_REACH));
+    let to = text[reach_on..]
+        .find('\n')
+        .map_or(text.len(), |newline| reach_on + newline + 1);
+    let around = &text[from..to];
+    let cut = start - from;
+    for replacement in Redactor::builtin().redact_mapped(around).replacements {
+        let line_start = around[..replacement.original.start]
+            .rfind('\n')
+            .map_or(0, |newline| newline + 1);
+        if line_start < cut && cut < replacement.original.end {
+            start = from + replacement.original.end;
+        }
+    }
+    &text[start..]
+}
+
 /// Which end of a marker an offset inside a replaced secret maps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -772,6 +806,25 @@ impl<'r> Scanner<'r> {
                             self.pending_value = Some((rule_index, pending));
                         }
                         None => {}
+                    }
+                }
+                continue;
+            }
+            if rule.recognizer == Some(Recognizer::Prose) {
+                let Some(grammar) = redactor.table().assignment.as_ref() else {
+                    continue;
+                };
+                for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                    if let Some(value) =
+                        grammar.recognize_prose(content, at - line_start, &rule.keywords)
+                    {
+                        let (start, end) = widen_to_characters(content, value.start, value.end);
+                        candidates.push(Span {
+                            start,
+                            end,
+                            rule: rule_index,
+                            opens_block: false,
+                        });
                     }
                 }
                 continue;

@@ -75,6 +75,8 @@ pub(crate) struct Rule {
 pub(crate) enum Recognizer {
     /// "secret-like key, operator, value" (`super::assign`).
     Assignment,
+    /// "password word, connector, value" in prose, in any language (`super::assign`).
+    Prose,
 }
 
 /// A rule's regex for searches anchored at a keyword.
@@ -178,12 +180,10 @@ fn from_file(origin: &str, file: RulesFile, validation: Validation) -> Result<Ru
     }
     let assignment = file.assignment.as_ref().map(Grammar::new);
     if assignment.is_none()
-        && let Some(rule) = rules
-            .iter()
-            .find(|rule| rule.recognizer == Some(Recognizer::Assignment))
+        && let Some(rule) = rules.iter().find(|rule| rule.recognizer.is_some())
     {
         return Err(Error::config(format!(
-            "{origin}: rule `{}` uses the assignment recognizer but there is no [assignment] section",
+            "{origin}: rule `{}` uses a built-in recognizer but there is no [assignment] section",
             rule.id
         ))
         .with_hint("add the [assignment] section of assets/redact/rules.toml"));
@@ -253,7 +253,8 @@ fn compile(
         }
         None => None,
         Some("assignment") if spec.regex.is_empty() => Some(Recognizer::Assignment),
-        Some("assignment") => {
+        Some("prose") if spec.regex.is_empty() => Some(Recognizer::Prose),
+        Some("assignment" | "prose") => {
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` sets both `regex` and `recognizer`"
             ))
@@ -263,7 +264,7 @@ fn compile(
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` names an unknown recognizer `{other}`"
             ))
-            .with_hint("the built-in recognizer is `assignment`"));
+            .with_hint("the built-in recognizers are `assignment` and `prose`"));
         }
     };
     let regex = if recognizer.is_some() {

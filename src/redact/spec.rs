@@ -45,6 +45,10 @@ pub struct AssignmentSpec {
     pub min_secret_length: usize,
     /// Minimum Shannon entropy (bits per character) of a value that is not a password.
     pub min_entropy: f64,
+    /// Short words that may stand between a password word in prose and its value ("is",
+    /// "lautet", "est", "là", "は", "是"), in any language; matched ASCII case-insensitively.
+    #[serde(default)]
+    pub prose_connectors: Vec<String>,
 }
 
 #[derive(Deserialize)]

@@ -12,6 +12,26 @@ use super::*;
 /// (kind, positive template, near-miss template)
 const CASES: &[(&str, &str, &str)] = &[
     (
+        "docker-login-password",
+        "$ docker login -u bob -p «{a20}» registry.example.io",
+        "docker login -u bob --password-stdin < token.txt",
+    ),
+    (
+        "password-hash",
+        "admin:«$apr1${a8}${a22}»\nalice:$2y$05$",
+        "see https://example.io/$1$/docs and the $6$ prefix of SHA-512 crypt",
+    ),
+    (
+        "pgpass-password",
+        "db.internal:5432:app:alice:«{a16}»",
+        "connect to db.internal:5432:app later",
+    ),
+    (
+        "prose-password",
+        "ok, the new password is «{a16}» for the staging box",
+        "the password is stored in the vault; see hash_password_argon",
+    ),
+    (
         "private-key",
         r#"{"key": "«-----BEGIN RSA PRIVATE KEY-----\nMIIE{b64}\n{b64}\n-----END RSA PRIVATE KEY-----»\n"}"#,
         "rotate the private key; -----BEGIN PUBLIC KEY-----\\nMIIB{b40}\\n-----END PUBLIC KEY-----",
@@ -1454,5 +1474,90 @@ fn the_assignment_rule_is_gated_on_every_qualified_key() {
             let gated = rule.keywords.iter().any(|k| key.contains(k.as_str()));
             assert!(gated, "`{key}` reaches the recognizer through no keyword");
         }
+    }
+}
+
+#[test]
+fn a_tail_cut_never_starts_inside_a_secret() {
+    let key = multi_line_key(20, 9);
+    let (assigned, _) = expand("db_password = «{a24}»\n", "x", 61);
+    let (token, _) = expand("«ghp_{a36}»", "x", 62);
+    let text = format!("intro\n{key}{assigned}see {token} done\n");
+    let pem_at = text.find("-----BEGIN").unwrap();
+    let assigned_at = text.find("db_password").unwrap();
+    let token_at = text.find("ghp_").unwrap();
+    // Cuts inside the PEM body, inside the key of an assignment, inside its value and inside
+    // a token: what is left holds no part of that secret, and the redactor finds no tail.
+    for (cut, gone) in [
+        (pem_at + 200, &key[200..]),
+        (assigned_at + 4, &assigned[..assigned.len() - 1]),
+        (assigned_at + 20, &assigned[20..assigned.len() - 1]),
+        (token_at + 8, &token[8..]),
+    ] {
+        let tail = tail_outside_secrets(&text, text.len() - cut);
+        assert!(text.ends_with(tail));
+        let body = gone.lines().find(|line| line.len() > 8).unwrap();
+        assert!(
+            !tail.contains(&body[body.len() - 8..]),
+            "cut {cut}: {tail:?}"
+        );
+        assert!(tail.ends_with("done\n"), "{tail:?}");
+    }
+    // A cut outside every secret is the plain cut.
+    let plain = text.len() - text.find(" done").unwrap();
+    assert_eq!(tail_outside_secrets(&text, plain), " done\n");
+    assert_eq!(tail_outside_secrets(&text, text.len() + 5), text);
+}
+
+#[test]
+fn passwords_in_prose_are_redacted_in_many_languages() {
+    let sentences = [
+        "the password is «{a14}»",
+        "Use the password «{a14}» to log in.",
+        "password was changed to «{a14}».",
+        "Das Passwort lautet «{a14}»",
+        "le mot de passe est «{a14}»",
+        "la contraseña es «{a14}»",
+        "a senha é «{a14}»",
+        "la password è «{a14}»",
+        "het wachtwoord is «{a14}»",
+        "hasło to «{a14}»",
+        "Пароль: «{a14}»",
+        "пароль — «{a14}»",
+        "密码是 «{a14}»",
+        "密码：«{a14}»。",
+        "パスワードは«{a14}»です",
+        "şifre «{a14}»",
+        "비밀번호는 «{a14}»",
+        "mật khẩu là «{a14}»",
+        "the password is \"«{a14}»\"",
+    ];
+    for (seed, template) in sentences.iter().enumerate() {
+        let (text, expected) = expand(template, "prose-password", 700 + seed as u64);
+        assert_eq!(redactor().redact(&text).text, expected, "{text}");
+    }
+}
+
+#[test]
+fn prose_about_passwords_without_one_stays() {
+    for text in [
+        "The password is required for login.",
+        "the password is hashed with bcrypt before storage.",
+        "The password is `${DB_PASSWORD}` from the environment.",
+        "the password is 12 characters long",
+        "Password is Incorrect!",
+        "the password is in .env",
+        "the password is v2.3.1",
+        "password reset to default",
+        "Passwort ist falsch, bitte erneut versuchen.",
+        "le mot de passe est incorrect",
+        "密码是必填项",
+        "パスワードは8文字以上",
+        "비밀번호는 필수입니다",
+        "the password is user-defined",
+        "set the password to $PGPASSWORD",
+        "passwordless login is enabled",
+    ] {
+        assert_eq!(redactor().redact(text).text, text);
     }
 }

@@ -182,4 +182,46 @@ impl CommandAnalysis {
     pub fn dangerous(&self) -> Option<Hold> {
         dangerous::gate(&self.0)
     }
+
+    /// Every simple command (nested and wrapped ones included) as its words joined by single
+    /// spaces: what the evidence's runner table matches (`echo "cargo test"` is `echo cargo
+    /// test`, no test run).
+    pub fn simple_commands(&self) -> Vec<String> {
+        self.0
+            .invocations
+            .iter()
+            .filter(|invocation| !invocation.argv.is_empty())
+            .map(|invocation| invocation.argv.join(" "))
+            .collect()
+    }
+
+    /// Every text that may name a file this command writes, for the guard of agentguard's own
+    /// files (`crate::protected`): the targets of redirections into files, and every word and
+    /// here-document of a simple command that is not known to only read (a writer such as
+    /// `tee`, `cp`, `sed -i`, `dd`; an unknown program; an interpreter running inline code,
+    /// which can write through any API).
+    pub fn write_targets(&self) -> Vec<&str> {
+        let mut targets: Vec<&str> = self
+            .0
+            .redirects
+            .iter()
+            .filter(|redirect| redirect.writes_file())
+            .map(|redirect| redirect.target.as_str())
+            .collect();
+        for invocation in &self.0.invocations {
+            if readonly::invocation_verdict(invocation).is_some() {
+                targets.extend(invocation.argv.iter().skip(1).map(String::as_str));
+                targets.extend(invocation.stdin_text.as_deref());
+            }
+        }
+        targets
+    }
+}
+
+impl CommandAnalysis {
+    /// The words of every simple command found, nested ones included (unquoted, wrappers such as
+    /// `sudo` or `env` still in front: their targets are listed too).
+    pub fn argvs(&self) -> impl Iterator<Item = &[String]> {
+        self.0.invocations.iter().map(|i| i.argv.as_slice())
+    }
 }

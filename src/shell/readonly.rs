@@ -57,7 +57,7 @@ fn deny(kind: DenyKind, detail: String) -> ReadOnlyVerdict {
     ReadOnlyVerdict::Deny { kind, detail }
 }
 
-fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, String)> {
+pub(super) fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, String)> {
     let argv = &invocation.argv;
     if invocation.dynamic.first().copied().unwrap_or(false) {
         return Some((DenyKind::DynamicCommand, argv[0].clone()));
@@ -120,7 +120,9 @@ fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, String)> {
             && (argv[at].starts_with(INPUT_WORD)
                 || (argv[at].starts_with('-') && argv[at].contains(INPUT_WORD)))
             && at > 0
-            && programs::lookup(&argv[0]).is_none_or(|spec| {
+            // The options of the subcommand reached (`xargs git status`), not of the whole
+            // program: words after `status` cannot pick `git log --output`.
+            && parsed.path.last().is_none_or(|spec| {
                 !spec.value_options.contains(&argv[at - 1].as_str()) && options_can_write(spec)
             })
     });

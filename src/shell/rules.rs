@@ -251,10 +251,17 @@ pub fn nested(invocation: &Invocation) -> Nested {
             Nested::Argv(index + 1)
         }
         "command" => {
-            if argv.iter().skip(1).any(|arg| arg == "-v" || arg == "-V") {
+            // `command -v NAME` only describes NAME: POSIX gives it one operand. More words
+            // (`command -V git reset --hard`) are outside what is specified to be inert, so
+            // they are read as the command they spell.
+            let index = skip_options(argv, 1, &[]);
+            let describes = argv[1..index.min(argv.len())]
+                .iter()
+                .any(|arg| arg.starts_with('-') && arg[1..].contains(['v', 'V']));
+            if describes && argv.len() <= index + 1 {
                 Nested::None
             } else {
-                operand(&[])
+                Nested::Argv(index)
             }
         }
         "npx" | "pnpx" | "bunx" => {
@@ -570,15 +577,16 @@ fn parallel(invocation: &Invocation) -> Nested {
         "--transfer-file",
     ];
     let mut index = 1;
+    let mut dry_run = false;
     while let Some(arg) = argv.get(index) {
         if !arg.starts_with('-') || arg == ":::" || arg == "::::" {
             break;
         }
-        if matches!(
-            arg.as_str(),
-            "--dry-run" | "--dryrun" | "--help" | "--version"
-        ) {
-            return Nested::None;
+        match arg.as_str() {
+            "--dry-run" | "--dryrun" => dry_run = true,
+            // Print and exit only when nothing follows that parallel would run.
+            "--help" | "--version" if argv.len() == index + 1 => return Nested::None,
+            _ => {}
         }
         index += if WITH_VALUE.contains(&arg.as_str()) {
             2
@@ -592,6 +600,16 @@ fn parallel(invocation: &Invocation) -> Nested {
         .map(|at| at + index);
     let start = index.min(argv.len());
     let command: Vec<String> = argv[start..marker.unwrap_or(argv.len())].to_vec();
+    // A dry run prints the commands, but command lines read from stdin or a file may carry
+    // `{= perl =}` replacement strings, evaluated while composing them, dry run or not.
+    if dry_run {
+        let commands_on_line = !command.is_empty() || marker.is_some_and(|at| argv[at] == ":::");
+        return if commands_on_line {
+            Nested::None
+        } else {
+            Nested::Unknown("parallel reading its commands from stdin or a file".to_string())
+        };
+    }
     let command_dynamic: Vec<bool> = invocation.dynamic[start..start + command.len()].to_vec();
     let Some(marker) = marker else {
         if command.is_empty() {
@@ -630,6 +648,42 @@ fn parallel(invocation: &Invocation) -> Nested {
         };
     }
     let placeholder = command.iter().any(|word| has_placeholder(word));
+    // GNU parallel joins the command's words with spaces and runs the line with a shell,
+    // each input quoted in (`parallel env FOO='echo {}' sh ::: x` runs `env FOO=echo x sh`);
+    // with `-q`, or another `parallel`, the words stay words. Both readings are analysed.
+    if !command_dynamic.contains(&true) {
+        let quote = |word: &str| {
+            shlex::try_quote(word).map_or_else(|_| INPUT_WORD.to_string(), |q| q.into_owned())
+        };
+        let fill = |line: String, input: &str| {
+            if placeholder {
+                fill_placeholders(&line, input)
+            } else {
+                format!("{line} {input}")
+            }
+        };
+        let joined = command.join(" ");
+        let as_words: Vec<String> = command.iter().map(|word| quote(word)).collect();
+        let as_words = as_words.join(" ");
+        let lines: Vec<String> = inputs
+            .iter()
+            .flat_map(|input| {
+                let quoted = quote(input);
+                let line = fill(joined.clone(), &quoted);
+                // One word is the same program either way (a name with spaces runs nothing);
+                // a line its shell rejects (`python -c print("ok")`) runs nothing either.
+                let mut readings = Vec::new();
+                if command.len() == 1 || super::walk::is_shell_syntax(&line) {
+                    readings.push(line);
+                }
+                if command.len() > 1 {
+                    readings.push(fill(as_words.clone(), &quoted));
+                }
+                readings
+            })
+            .collect();
+        return Nested::Script(lines.join("\n"));
+    }
     Nested::Commands(
         inputs
             .iter()

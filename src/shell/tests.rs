@@ -58,6 +58,21 @@ const READ_ONLY_CASES: &[(&str, Option<DenyKind>)] = &[
     ("pwd", A),
     ("which cargo", A),
     ("command -v rm", A),
+    // `command -v` describes one name; more words are read as the command they spell.
+    ("command -V git reset --hard", G),
+    ("command -v -p ls", A),
+    // Input words land after the subcommand: only its options can be picked.
+    ("xargs kubectl get pods", A),
+    ("xargs git log --oneline", D),
+    // parallel: `--version` prints and exits only when nothing follows it would run; a dry
+    // run whose command lines come from stdin may still evaluate `{= perl =}` in them; the
+    // command's words are joined and run by a shell, inputs quoted in.
+    ("parallel --version rm -rf /", F),
+    ("parallel --version", A),
+    ("parallel --dry-run", D),
+    ("parallel --dry-run rm -rf '{1}' ::: /", A),
+    ("parallel env FOO='echo {}' sh -c true ::: x", N),
+    ("parallel 'cat {}; git status' ::: a b", A),
     ("type git", A),
     ("env", A),
     ("date", A),
@@ -1351,6 +1366,23 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
         Some("xargs.input-chooses-command"),
     ),
     ("parallel rm -rf {} ::: /opt /srv", Some("rm.broad")),
+    ("parallel --help rm -rf / ::: x", Some("rm.broad")),
+    (
+        "parallel 'git reset --hard {}' ::: HEAD",
+        Some("git.reset-hard"),
+    ),
+    ("command -v git reset --hard", Some("git.reset-hard")),
+    // The re-split line is a shell syntax error (nothing runs that way): the words remain.
+    ("parallel python3 -c 'print(\"ok\")' ::: ok", None),
+    // Both readings of parallel's command: words re-split by a shell, and words as words.
+    (
+        "parallel bash -c 'git reset --hard' ::: ok",
+        Some("git.reset-hard"),
+    ),
+    (
+        "parallel -q sh -c 'rm -rf \"$1\"' _ {} ::: /",
+        Some("rm.broad"),
+    ),
     ("git reset --hard 'unterminated", Some("shell.unparseable")),
     // Allowed: everyday work, dry runs, help, and danger only mentioned.
     ("git status && git diff --stat", None),

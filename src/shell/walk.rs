@@ -956,6 +956,11 @@ impl Walker {
     }
 }
 
+/// Whether a shell would accept `source` at all (a line it rejects runs nothing).
+pub(super) fn is_shell_syntax(source: &str) -> bool {
+    parse_program(source, &ParserOptions::default()).is_ok()
+}
+
 fn parse_program(
     source: &str,
     options: &ParserOptions,

@@ -126,10 +126,11 @@ fn errors_name_file_line_and_column_and_exit_2() {
 #[test]
 fn project_file_overrides_user_file_and_env_overrides_both() {
     let mut env = Env::new();
-    env.write_config("[judge]\nbackend = \"codex\"\n[stop]\nwindow_bytes = 1000\n");
+    env.write_config("[judge]\nbackend = \"codex\"\n[stop]\nmax_blocks_per_turn = 3\n");
+    // An untrusted project file applies where it tightens (README, "Trust").
     std::fs::write(
         env.project().join(".agentguard.toml"),
-        "[stop]\nwindow_bytes = 2000\n",
+        "[stop]\nmax_blocks_per_turn = 1\n",
     )
     .unwrap();
     std::fs::create_dir_all(env.project().join("src/deep")).unwrap();
@@ -143,8 +144,8 @@ fn project_file_overrides_user_file_and_env_overrides_both() {
         stdout(&output).trim().to_string()
     };
     assert_eq!(
-        get(&env, "stop.window_bytes"),
-        "2000",
+        get(&env, "stop.max_blocks_per_turn"),
+        "1",
         "the nearest .agentguard.toml above the cwd"
     );
     assert_eq!(get(&env, "judge.backend"), "codex");
@@ -210,4 +211,39 @@ fn user_detectors_override_disable_and_add() {
         "{}",
         stderr(&output)
     );
+}
+
+#[test]
+fn setting_a_backend_whose_cli_is_missing_warns_and_keeps_it() {
+    let env = Env::new();
+    let output = env
+        .cmd()
+        .args(["config", "set", "judge.backend", "codex"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("judge.backend `codex` cannot judge here: `codex` not found on PATH"),
+        "{warning}"
+    );
+    assert!(warning.contains("The setting is kept"), "{warning}");
+    let get = env
+        .cmd()
+        .args(["config", "get", "judge.backend"])
+        .output()
+        .unwrap();
+    assert!(stdout(&get).contains("codex"), "{}", stdout(&get));
+
+    // Present on PATH: no warning. So is a backend that needs nothing.
+    env.script("codex", "#!/bin/sh\nexit 0\n");
+    for backend in ["codex", "rules"] {
+        let output = env
+            .cmd()
+            .args(["config", "set", "judge.backend", backend])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        assert!(stderr(&output).is_empty(), "{backend}: {}", stderr(&output));
+    }
 }

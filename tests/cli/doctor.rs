@@ -556,3 +556,67 @@ fn run_from_the_home_directory_each_settings_file_is_reported_once() {
         "{report:#}"
     );
 }
+
+#[test]
+fn a_settings_path_that_is_a_directory_gets_its_own_fix() {
+    let env = Env::new();
+    env.write_config(RULES);
+    std::fs::create_dir_all(env.home().join(".claude/settings.json")).unwrap();
+    let (_, report) = doctor(&env, &[]);
+    let user = check(&report, "settings.claude.user");
+    assert_eq!(user["status"], "fail", "{user}");
+    let fix = user["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("is a directory, where a file is expected"),
+        "{fix}"
+    );
+    assert!(!fix.contains("readable"), "{fix}");
+}
+
+/// `codex.trust` without the real Codex: fresh hooks are untrusted; entries carrying Codex's
+/// hash of each handler make them trusted; a changed timeout makes one modified. (The E2E
+/// tests hold the hash to the one the real `codex app-server` reports.)
+#[test]
+fn codex_trust_is_checked_untrusted_trusted_and_modified() {
+    let env = Env::new();
+    env.write_config(RULES);
+    install(&env, &["--host", "codex"]);
+    let (_, report) = doctor(&env, &[]);
+    assert_eq!(status(&report, "codex.trust"), "warn");
+    assert!(
+        message(&report, "codex.trust").contains("Stop (not trusted yet)"),
+        "{report:#}"
+    );
+    assert!(message(&report, "codex.trust").contains("`codex exec` skips them"));
+
+    let hooks_path = env.home().join(".codex/hooks.json");
+    let text = std::fs::read_to_string(&hooks_path).unwrap();
+    let hooks = agentguard::codex_trust::our_hooks(
+        &hooks_path.display().to_string(),
+        agentguard::settings::Format::Json,
+        &text,
+    )
+    .unwrap();
+    let trust: String = hooks
+        .iter()
+        .map(|h| {
+            format!(
+                "[hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
+                h.key, h.current_hash
+            )
+        })
+        .collect();
+    env.write("home/.codex/config.toml", &trust);
+    let (_, report) = doctor(&env, &[]);
+    assert_eq!(status(&report, "codex.trust"), "ok", "{report:#}");
+
+    let changed = text.replace("\"timeout\": 60", "\"timeout\": 61");
+    assert_ne!(changed, text);
+    std::fs::write(&hooks_path, changed).unwrap();
+    let (_, report) = doctor(&env, &[]);
+    assert_eq!(status(&report, "codex.trust"), "warn");
+    assert!(
+        message(&report, "codex.trust").contains("Stop (changed since you trusted it)"),
+        "{report:#}"
+    );
+}

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod codex;
+
 use crate::fake_api::{FakeAnthropic, FakeOpenAi, OpenAiMode, Request, Turn};
 use crate::support::{self, Env, Outcome};
 
@@ -121,6 +123,7 @@ fn git(env: &Env, args: &[&str]) -> String {
         .args(args)
         .env_clear()
         .env("HOME", env.home())
+        .env("TMPDIR", env.tmp())
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .current_dir(env.project())
         .output()
@@ -417,6 +420,158 @@ fn read_only_launch_denies_a_commit_and_an_edit_and_the_model_hears_why() {
             ("deny".to_string(), "read-only:edit-tool".to_string()),
         ]
     );
+}
+
+/// The real Claude Code with both tools allowed by its own rules: the agent's writes to its
+/// guard (the project's `.agentguard.toml`, the user config) are held by the hook alone, and the
+/// model hears why. (Claude Code guards its own `.claude/settings*.json` too, with its own
+/// message, so those are covered by the hook-level tests in `trust.rs`.)
+#[test]
+fn the_agent_cannot_write_its_guard_even_where_the_tools_are_allowed() {
+    let Some(session) = Session::start(&rules_config()) else {
+        return;
+    };
+    let project_config = session.env.project().join(".agentguard.toml");
+    let user_config = session.env.config_file();
+    let user_config_before = std::fs::read_to_string(&user_config).unwrap();
+    let prompt = "ZZE2E-T1 make the hooks quieter";
+    let tools = Turn::tool_use(
+        "Write",
+        json!({"file_path": project_config.display().to_string(),
+               "content": "[pretool]\ndestructive = false\n"}),
+    )
+    .and_tool_use(
+        "Bash",
+        json!({"command": "printf '[pretool]\\ndestructive = false\\n' >> ~/.config/agentguard/config.toml",
+               "description": "Quieter hooks"}),
+    );
+    let (write_id, bash_id) = (tool_use_id(&tools, "Write"), tool_use_id(&tools, "Bash"));
+    session.fake.push(tools);
+    session
+        .fake
+        .push(Turn::text("I left the hooks as they are."));
+    let out = session.run_claude(&["-p", prompt, "--allowedTools", "Bash,Write"]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    let turns = session.turns(prompt);
+    assert_eq!(turns.len(), 2, "the tool calls, then the answer");
+    for id in [&write_id, &bash_id] {
+        let result = tool_result(&turns[1], id);
+        assert_eq!(result["is_error"], true, "{result}");
+        let text = tool_result_text(&result);
+        assert!(text.contains("does not edit its own guard"), "{text}");
+    }
+    assert!(!project_config.exists());
+    assert_eq!(
+        std::fs::read_to_string(&user_config).unwrap(),
+        user_config_before
+    );
+    let held: Vec<String> = of_event(&session.decisions(), "PreToolUse")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{}",
+                r["action"].as_str().unwrap(),
+                r["rule"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(held, ["ask:protected-file", "ask:protected-file"]);
+}
+
+/// A stdio MCP server with two tools, `search` and `publish`; every call it receives is appended
+/// to `calls`.
+const MCP_SERVER: &str = r#"
+import json, sys
+calls = sys.argv[1]
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if id_ is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "docs", "version": "1"}}
+    elif method == "tools/list":
+        schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+        result = {"tools": [{"name": name, "description": name + " the docs", "inputSchema": schema}
+                            for name in ("search", "publish")]}
+    elif method == "tools/call":
+        with open(calls, "a") as f:
+            f.write(message["params"]["name"] + "\n")
+        result = {"content": [{"type": "text", "text": "MCP-RESULT " + message["params"]["name"]}]}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": id_, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// MCP tools reach the hook through the matcher `install` writes (a regex Claude Code reads
+/// unanchored, so it is anchored): in a read-only role the real Claude Code runs the MCP tool the
+/// user listed in `[readonly] mcp_readers`, and the hook denies the other with the read-only rule.
+#[test]
+fn a_read_only_role_calls_only_the_mcp_tools_the_user_listed() {
+    let Some(mut session) = Session::start(&format!(
+        "{}[readonly]\nmcp_readers = [\"mcp__docs__search\"]\n",
+        rules_config()
+    )) else {
+        return;
+    };
+    let calls = session.env.dir.path().join("mcp-calls");
+    let server = session.env.write("mcp-server.py", MCP_SERVER);
+    let mcp_config = session.env.write(
+        "mcp.json",
+        json!({"mcpServers": {"docs": {"command": "/usr/bin/python3",
+            "args": [server.display().to_string(), calls.display().to_string()]}}})
+        .to_string(),
+    );
+    session.env.set("AGENTGUARD_ROLE", "read-only");
+    let prompt = "ZZE2E-M1 look it up";
+    let tools = Turn::tool_use("mcp__docs__search", json!({"q": "hooks"}))
+        .and_tool_use("mcp__docs__publish", json!({"q": "hooks"}));
+    let (search_id, publish_id) = (
+        tool_use_id(&tools, "mcp__docs__search"),
+        tool_use_id(&tools, "mcp__docs__publish"),
+    );
+    session.fake.push(tools);
+    session.fake.push(Turn::text("Looked it up."));
+    let config = mcp_config.display().to_string();
+    let out = session.run_claude(&[
+        "-p",
+        prompt,
+        "--mcp-config",
+        &config,
+        "--strict-mcp-config",
+        "--allowedTools",
+        "mcp__docs__search,mcp__docs__publish",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    let turns = session.turns(prompt);
+    assert_eq!(turns.len(), 2, "the tool calls, then the answer");
+    let search = tool_result(&turns[1], &search_id);
+    assert!(
+        tool_result_text(&search).contains("MCP-RESULT search"),
+        "{search}"
+    );
+    let publish = tool_result(&turns[1], &publish_id);
+    assert_eq!(publish["is_error"], true, "{publish}");
+    let text = tool_result_text(&publish);
+    assert!(
+        text.contains("not listed in [readonly] mcp_readers"),
+        "{text}"
+    );
+    assert!(text.contains(READ_ONLY_RULE), "{text}");
+    assert_eq!(std::fs::read_to_string(&calls).unwrap(), "search\n");
+    let rules: Vec<String> = of_event(&session.decisions(), "PreToolUse")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{}",
+                r["action"].as_str().unwrap(),
+                r["rule"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(rules, ["allow:", "deny:read-only:mcp-tool"]);
 }
 
 // --- 4. the loop guard ends a blocking loop before Claude Code's cap -----------------------------
@@ -729,7 +884,7 @@ fn codex_judge_verdicts_failures_and_no_process_left_behind() {
     fake.set_mode(OpenAiMode::ServerError(500));
     let calls = fake.model_requests().len();
     let (out, report) = codex_judge(&env, &fake, &codex, 15000);
-    assert_eq!(out.code, Some(0), "fail-open: {}", out.output());
+    assert_eq!(out.code, Some(3), "could not judge: {}", out.output());
     assert_eq!(report["verdict"], "fail", "{report}");
     assert_eq!(report["detectors"][0]["error_cause"], "exit", "{report}");
     assert_eq!(fake.model_requests().len(), calls + 1, "one call, no retry");
@@ -739,7 +894,7 @@ fn codex_judge_verdicts_failures_and_no_process_left_behind() {
     fake.set_mode(OpenAiMode::Slow(Duration::from_secs(90), ALLOWED.into()));
     let calls = fake.model_requests().len();
     let (out, report) = codex_judge(&env, &fake, &codex, 5000);
-    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert_eq!(out.code, Some(3), "could not judge: {}", out.output());
     assert_eq!(report["verdict"], "fail", "{report}");
     assert_eq!(report["detectors"][0]["error_cause"], "timeout", "{report}");
     assert!(
@@ -747,4 +902,63 @@ fn codex_judge_verdicts_failures_and_no_process_left_behind() {
         "codex reached the fake"
     );
     assert_no_process_left(&env.home());
+}
+
+// --- 7. a settings file with comments: what the real Claude Code does with it -----------------
+
+/// Evidence for refusing `//` comments: the pinned Claude Code (2.1.332) ignores a settings
+/// file that holds one (its Stop hook does not run), while the same file without the comment
+/// runs it. So agentguard refuses to add hooks there, and says why.
+#[test]
+fn claude_ignores_a_settings_file_with_comments_so_install_refuses_it() {
+    let Some(cli_dir) = support::agent_cli_dir("claude") else {
+        return;
+    };
+    let mut env = Env::new();
+    env.path_prefix.push(cli_dir.clone());
+    let fake = FakeAnthropic::start();
+    for (key, value) in fake.claude_env() {
+        env.set(&key, value);
+    }
+    let marker = env.dir.path().join("stop-hook-ran");
+    let hook = format!(
+        "\"hooks\": {{\"Stop\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"touch {}\"}}]}}]}}",
+        marker.display()
+    );
+    let settings = env.project().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let claude = cli_dir.join("claude");
+
+    std::fs::write(
+        &settings,
+        format!("{{\n  // the team's hooks\n  {hook}\n}}\n"),
+    )
+    .unwrap();
+    let out = run(isolated(&env, &claude, &["-p", "ZZCOMMENT-1 hello"]));
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(
+        !marker.exists(),
+        "Claude Code ran a hook from a settings file with a comment"
+    );
+    let refused = run(agentguard(
+        &env,
+        &["install", "--scope", "project", "--yes"],
+    ));
+    assert_eq!(refused.code, Some(2), "{}", refused.output());
+    assert!(
+        refused
+            .stderr
+            .contains("settings.json:2:3: invalid JSON: a comment")
+            && refused.stderr.contains("ignores a file with comments"),
+        "{}",
+        refused.output()
+    );
+
+    std::fs::write(&settings, format!("{{\n  {hook}\n}}\n")).unwrap();
+    let out = run(isolated(&env, &claude, &["-p", "ZZCOMMENT-2 hello"]));
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(
+        marker.exists(),
+        "the control run, without the comment, runs the hook"
+    );
 }

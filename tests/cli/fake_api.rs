@@ -550,20 +550,80 @@ pub enum OpenAiMode {
 pub struct FakeOpenAi {
     server: Server,
     mode: Arc<Mutex<OpenAiMode>>,
+    routes: Arc<Mutex<Vec<ResponsesRoute>>>,
+}
+
+/// One scripted Responses API turn of a coding session: assistant text, or a call of Codex's
+/// shell tool (`exec_command` with `{"cmd": ...}`, as Codex 0.171.0 offers it).
+#[derive(Debug, Clone)]
+pub enum ResponsesTurn {
+    Text(String),
+    Shell { call_id: String, command: String },
+}
+
+static CALL_IDS: AtomicUsize = AtomicUsize::new(1);
+
+impl ResponsesTurn {
+    pub fn text(text: impl Into<String>) -> Self {
+        ResponsesTurn::Text(text.into())
+    }
+
+    /// A shell call with a fresh `call_…` id.
+    pub fn shell(command: &str) -> Self {
+        ResponsesTurn::Shell {
+            call_id: format!("call_fake{:06}", CALL_IDS.fetch_add(1, Ordering::SeqCst)),
+            command: command.to_string(),
+        }
+    }
+}
+
+/// Turns reserved for the `/v1/responses` calls whose body contains `needle`.
+struct ResponsesRoute {
+    needle: String,
+    turns: VecDeque<ResponsesTurn>,
 }
 
 impl FakeOpenAi {
     pub fn start(mode: OpenAiMode) -> FakeOpenAi {
         let mode = Arc::new(Mutex::new(mode));
+        let routes: Arc<Mutex<Vec<ResponsesRoute>>> = Arc::default();
         let handler = {
             let mode = Arc::clone(&mode);
-            Arc::new(move |request: &Request| openai_reply(request, &mode.lock().unwrap().clone()))
-                as Handler
+            let routes = Arc::clone(&routes);
+            Arc::new(move |request: &Request| {
+                if let Some(turn) = scripted_turn(request, &routes) {
+                    return responses_turn(&turn);
+                }
+                openai_reply(request, &mode.lock().unwrap().clone())
+            }) as Handler
         };
         FakeOpenAi {
             server: Server::start(handler),
             mode,
+            routes,
         }
+    }
+
+    /// Queues a turn for the Responses calls whose JSON body contains `needle` (a session's
+    /// prompt); other calls get the mode's reply. A session whose queue ran out gets the mode.
+    pub fn push_when(&self, needle: &str, turn: ResponsesTurn) -> &Self {
+        let mut routes = self.routes.lock().unwrap();
+        match routes.iter_mut().find(|r| r.needle == needle) {
+            Some(route) => route.turns.push_back(turn),
+            None => routes.push(ResponsesRoute {
+                needle: needle.to_string(),
+                turns: VecDeque::from([turn]),
+            }),
+        }
+        self
+    }
+
+    /// The Responses calls whose body contains `needle`, in order.
+    pub fn requests_with(&self, needle: &str) -> Vec<Request> {
+        self.model_requests()
+            .into_iter()
+            .filter(|r| r.route() == "/v1/responses" && r.body.to_string().contains(needle))
+            .collect()
     }
 
     pub fn set_mode(&self, mode: OpenAiMode) {
@@ -645,6 +705,56 @@ fn openai_reply(request: &Request, mode: &OpenAiMode) -> Reply {
     };
     reply.delay = delay;
     reply
+}
+
+fn scripted_turn(request: &Request, routes: &Mutex<Vec<ResponsesRoute>>) -> Option<ResponsesTurn> {
+    if request.method != "POST" || request.route() != "/v1/responses" {
+        return None;
+    }
+    let body = request.body.to_string();
+    routes
+        .lock()
+        .unwrap()
+        .iter_mut()
+        .find(|r| body.contains(&r.needle))
+        .and_then(|r| r.turns.pop_front())
+}
+
+fn responses_turn(turn: &ResponsesTurn) -> Reply {
+    let (call_id, command) = match turn {
+        ResponsesTurn::Text(text) => return responses_stream(text),
+        ResponsesTurn::Shell { call_id, command } => (call_id, command),
+    };
+    let arguments = json!({ "cmd": command }).to_string();
+    let item = |arguments: &str, status: &str| {
+        json!({"type": "function_call", "id": format!("fc_{call_id}"), "call_id": call_id,
+               "name": "exec_command", "arguments": arguments, "status": status})
+    };
+    Reply::sse(&[
+        (
+            "response.created",
+            json!({"type": "response.created", "response": {"id": "resp_fake", "status": "in_progress"}}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": item("", "in_progress")}),
+        ),
+        (
+            "response.function_call_arguments.done",
+            json!({"type": "response.function_call_arguments.done", "item_id": format!("fc_{call_id}"), "output_index": 0, "arguments": arguments}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item(&arguments, "completed")}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": "resp_fake", "status": "completed", "usage": {
+                "input_tokens": 12, "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 8, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 20
+            }}}),
+        ),
+    ])
 }
 
 fn responses_stream(text: &str) -> Reply {

@@ -185,7 +185,11 @@ fn command_backend_valid_fenced_garbage_and_failing_replies() {
         let output = judge(&env, PROPOSAL, &[]);
         let outcome = commit_outcome(&output);
         assert_eq!(outcome["verdict"], expected, "script {script}: {outcome}");
-        let expected_code = if expected == "violation" { 1 } else { 0 };
+        let expected_code = match expected {
+            "violation" => 1,
+            "fail" => 3,
+            _ => 0,
+        };
         assert_eq!(output.status.code(), Some(expected_code), "script {script}");
         if script.contains("exit 3") {
             assert_eq!(outcome["error_cause"], "exit");
@@ -333,7 +337,7 @@ fn http_backends_fail_on_5xx_slow_servers_and_missing_keys() {
         let mut env = Env::new();
         env.set("K", "key");
         env.write_config(&format!(
-            "[judge]\ndeadline_ms = 1000\ncascade = \"llm-only\"\n[judge.openai]\nbase_url = \"{0}/v1\"\napi_key_env = \"K\"\n\
+            "[judge]\ndeadline_ms = 4000\ncascade = \"llm-only\"\n[judge.openai]\nbase_url = \"{0}/v1\"\napi_key_env = \"K\"\n\
              [judge.anthropic]\nbase_url = \"{0}\"\napi_key_env = \"K\"\n",
             stub.url
         ));
@@ -341,7 +345,11 @@ fn http_backends_fail_on_5xx_slow_servers_and_missing_keys() {
         let outcome = commit_outcome(&output);
         assert_eq!(outcome["verdict"], "fail", "{backend}: {outcome}");
         assert_eq!(outcome["error_cause"], cause, "{backend}: {outcome}");
-        assert_eq!(output.status.code(), Some(0));
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "could not judge: its own exit code"
+        );
         if cause == "http" {
             assert!(
                 outcome["error"].as_str().unwrap().contains("503"),
@@ -562,4 +570,50 @@ fn table_output_and_usage_errors() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/file"));
+}
+
+#[test]
+fn binary_input_is_named_as_such() {
+    let env = Env::new();
+    let output = env
+        .cmd()
+        .args(["judge", "--backend", "rules"])
+        .write_stdin(b"PK\x03\x04\x00\x00binary".to_vec())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("stdin is binary, not text"), "{stderr}");
+
+    let file = env.write("blob.bin", b"\xff\xfe\x00\x01");
+    env.cmd()
+        .args(["judge", file.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("blob.bin is binary, not text"));
+}
+
+/// stdin a terminal with nothing typed: judge and redact say they are reading it, instead of
+/// looking hung. The terminal is a pseudo-terminal the test holds open.
+#[test]
+fn waiting_on_a_terminal_says_it_reads_stdin() {
+    for command in ["judge", "redact"] {
+        let env = Env::new();
+        let (mut child, master) = crate::support::spawn_on_pty(env.agentguard(&[command]));
+        let stderr = crate::support::read_until(
+            child.stderr.take().unwrap(),
+            "reading the text from stdin",
+            std::time::Duration::from_secs(30),
+        );
+        // SAFETY: signals only the process this test started.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
+        let _ = child.wait();
+        drop(master);
+        assert!(
+            stderr.contains(&format!(
+                "agentguard {command}: reading the text from stdin"
+            )),
+            "{command}: {stderr}"
+        );
+    }
 }

@@ -41,7 +41,9 @@ fn strs(strings: &[String]) -> Vec<&str> {
 
 /// A stand-in CLI that prints a pinned help text on `--help`, else its role and arguments.
 fn stand_in(env: &Env, name: &str, help_fixture: &str) -> PathBuf {
-    let help = support::fixture(&format!("cli-help/{help_fixture}"));
+    let help = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/cli-help")
+        .join(help_fixture);
     env.script(
         name,
         &format!(
@@ -151,6 +153,50 @@ fn a_missing_cli_is_a_usage_error() {
     );
 }
 
+/// `--print` needs no CLI: it shows the command for the pinned version and says the flags
+/// were not checked; the same command a stand-in with that version's help gets.
+#[test]
+fn print_without_the_cli_shows_the_pinned_command_and_says_it_is_unchecked() {
+    let env = Env::new();
+    let out = run(agentguard(
+        &env,
+        &launch_args("claude", &["--print"], &["-p", "review the diff"]),
+    ));
+    assert_eq!(out.code, Some(0), "{}", out.output());
+    assert!(
+        out.stderr.contains(
+            "`claude` is not on PATH, so its flags could not be checked against its --help"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("claude 2.1.332"), "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("AGENTGUARD_ROLE=read-only claude "),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("--disallowedTools"), "{}", out.stdout);
+
+    let with_cli = Env::new();
+    stand_in(&with_cli, "claude", "claude-2.1.332.txt");
+    let checked = run(agentguard(
+        &with_cli,
+        &launch_args("claude", &["--print"], &["-p", "review the diff"]),
+    ));
+    assert_eq!(checked.code, Some(0), "{}", checked.output());
+    assert_eq!(checked.stdout, out.stdout);
+    assert!(
+        !checked.stderr.contains("not on PATH"),
+        "{}",
+        checked.stderr
+    );
+
+    let json = run(agentguard(&env, &launch_args("codex", &["--json"], &[])));
+    assert_eq!(json.code, Some(0), "{}", json.output());
+    assert!(json.stderr.contains("codex 0.171.0"), "{}", json.stderr);
+}
+
 #[test]
 fn a_cli_whose_help_prints_nothing_is_an_error() {
     let env = Env::new();
@@ -159,6 +205,23 @@ fn a_cli_whose_help_prints_nothing_is_an_error() {
     assert_eq!(out.code, Some(2));
     assert!(
         out.stderr.contains("--help printed nothing"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_cli_whose_help_fails_is_an_error_with_its_status_and_last_words() {
+    let env = Env::new();
+    env.script(
+        "grok",
+        "#!/bin/sh\necho usage >&2\necho 'grok: broken install' >&2\nexit 4\n",
+    );
+    let out = run(agentguard(&env, &launch_args("grok", &["--print"], &[])));
+    assert_eq!(out.code, Some(2), "{}", out.output());
+    assert!(
+        out.stderr
+            .contains("--help exited with status 4: grok: broken install"),
         "{}",
         out.stderr
     );

@@ -22,15 +22,50 @@ const MIN_AGREEMENT: [(&str, f64); 2] = [("cc-safety-net", 97.0), ("dcg", 95.0)]
 const MAX_FRICTION: [(&str, f64); 3] = [("cc-safety-net", 1.0), ("dcg", 1.0), ("dippy", 2.0)];
 /// Read-only role: Dippy's allow cases that are reads still allowed, at least.
 const MIN_READ_ONLY_DIPPY: f64 = 97.0;
-/// Denial kinds that name a write: the command is no read, whatever Dippy approves.
-const WRITE_KINDS: [&str; 6] = [
-    "file-write",
-    "git-write",
-    "state-change",
-    "redirection",
-    "environment",
-    "destructive",
+/// Dippy's allow cases that are no reads by SPEC §3, whatever our policy says of them: a
+/// command starting with one of these words changes files, refs, state or credentials
+/// (reason given), unless it carries an option that makes it only show what it would do.
+/// Every other Dippy allow case is a read a reviewer needs to run.
+const DIPPY_WRITERS: &[(&str, &str)] = &[
+    ("git fetch", "updates remote-tracking refs and FETCH_HEAD"),
+    ("git format-patch", "writes one patch file per commit"),
+    ("git archive -o", "writes the archive to a file"),
+    ("git archive --output", "writes the archive to a file"),
+    ("cargo update", "rewrites Cargo.lock"),
+    ("cargo generate-lockfile", "rewrites Cargo.lock"),
+    ("cargo vendor", "writes the vendored sources"),
+    ("cargo fmt", "rewrites the sources"),
+    ("cargo clippy --fix", "rewrites the sources"),
+    ("cargo login", "stores a registry token"),
+    ("cargo logout", "removes a registry token"),
+    ("terraform fmt", "rewrites the configuration"),
+    ("terraform refresh", "writes the state"),
+    ("terraform get", "downloads modules into .terraform"),
+    ("packer fmt", "rewrites the template"),
+    ("uv lock", "rewrites uv.lock"),
+    ("uv sync", "installs into the project environment"),
+    ("uv venv", "creates a virtual environment"),
+    ("uv export -o", "writes the requirements file"),
+    ("npm pack", "writes a package tarball"),
+    ("script", "records the session into a file"),
 ];
+/// Options that make a rewriting command only show the change.
+const SHOW_ONLY: &[&str] = &["-write=false", "--check", "-check", "--dry-run", "--locked"];
+
+fn dippy_writer(command: &str) -> Option<&'static str> {
+    let shows_only = command
+        .split_whitespace()
+        .any(|word| SHOW_ONLY.contains(&word));
+    DIPPY_WRITERS
+        .iter()
+        .find(|(prefix, _)| {
+            command
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=']))
+        })
+        .filter(|_| !shows_only)
+        .map(|(_, reason)| *reason)
+}
 
 struct Case {
     peer: String,
@@ -242,28 +277,32 @@ fn read_only_role_allows_no_peer_block_and_keeps_reads_open() {
             ));
         }
     }
-    // Dippy approves some writers too (`cargo update`, `terraform fmt`, `curl -o f`): its
-    // allow cases that are reads are those not denied as a named write (a write, git or
-    // state change, a redirection, a code-running variable, a destructive command). The
-    // figure over all its allow cases is printed as well.
-    let dippy = &by_peer["dippy"];
-    let named_writes = dippy
-        .friction
+    // Dippy approves some writers too (`cargo update`, `terraform fmt`): its allow cases
+    // that are reads are all the others (`DIPPY_WRITERS`, decided without our policy).
+    let dippy_reads: Vec<&Case> = cases
         .iter()
-        .filter(|line| {
-            WRITE_KINDS
-                .iter()
-                .any(|kind| line.contains(&format!("[{kind}]")))
+        .filter(|case| case.peer == "dippy" && !case.block && dippy_writer(&case.command).is_none())
+        .collect();
+    let denied: Vec<String> = dippy_reads
+        .iter()
+        .filter_map(|case| match shell::classify_read_only(&case.command) {
+            shell::ReadOnlyVerdict::Allow => None,
+            shell::ReadOnlyVerdict::Deny { kind, .. } => {
+                Some(format!("{:?}  [{kind}]  <- {}", case.command, case.source))
+            }
         })
-        .count();
-    let reads = dippy.allows() - named_writes;
-    let denied_reads = dippy.friction.len() - named_writes;
-    let allowed = 100.0 * (reads - denied_reads) as f64 / reads.max(1) as f64;
+        .collect();
+    let reads = dippy_reads.len();
+    let allowed = 100.0 * (reads - denied.len()) as f64 / reads.max(1) as f64;
+    let dippy = &by_peer["dippy"];
     eprintln!(
         "dippy reads: {} of {reads} allowed ({allowed:.1}%); all allow cases: {:.1}%",
-        reads - denied_reads,
+        reads - denied.len(),
         100.0 - dippy.friction_percent()
     );
+    for line in &denied {
+        eprintln!("  denied read: {line}");
+    }
     if allowed < MIN_READ_ONLY_DIPPY {
         failures.push(format!(
             "dippy: {allowed:.1}% of its read cases allowed < {MIN_READ_ONLY_DIPPY}%"

@@ -326,3 +326,31 @@ fn pre_tool_logs_commands_with_their_passwords_redacted() {
         );
     }
 }
+
+#[test]
+fn binary_input_gets_a_warning_and_passes_through() {
+    let env = Env::new();
+    let input = b"\x1f\x8b\x08\x00\x00\x00compressed".to_vec();
+    let output = env
+        .cmd()
+        .arg("redact")
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.stdout, input);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("stdin is binary, not text"), "{stderr}");
+
+    let text = env
+        .cmd()
+        .arg("redact")
+        .write_stdin("plain grüße\n")
+        .output()
+        .unwrap();
+    assert!(
+        text.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&text.stderr)
+    );
+}

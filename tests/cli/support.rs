@@ -1,5 +1,8 @@
-//! An isolated environment for running the real binary: a temporary HOME, a cleared
-//! environment, and helpers to write files into it.
+//! An isolated environment for running the real binary: a temporary HOME and TMPDIR, a
+//! cleared environment, and helpers to write files into it. Every process a test starts
+//! through [`Env`] writes only there (the agent CLIs too: Claude Code puts its
+//! `claude-<uid>/` session files under TMPDIR), and the whole directory goes when the test
+//! ends.
 
 #![allow(dead_code)]
 
@@ -23,6 +26,7 @@ impl Env {
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         std::fs::create_dir_all(dir.path().join("project")).unwrap();
         std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
         Env {
             dir,
             path_prefix: Vec::new(),
@@ -36,6 +40,11 @@ impl Env {
 
     pub fn project(&self) -> PathBuf {
         self.dir.path().join("project")
+    }
+
+    /// The TMPDIR of every process the test starts.
+    pub fn tmp(&self) -> PathBuf {
+        self.dir.path().join("tmp")
     }
 
     /// A directory on PATH for stand-in executables.
@@ -100,6 +109,7 @@ impl Env {
         let mut cmd = Command::cargo_bin("agentguard").unwrap();
         cmd.env_clear()
             .env("HOME", self.home())
+            .env("TMPDIR", self.tmp())
             .env("PATH", self.path_var())
             .env("LANG", "C.UTF-8")
             .env("NO_COLOR", "1")
@@ -324,6 +334,7 @@ impl Env {
         cmd.args(args)
             .env_clear()
             .env("HOME", self.home())
+            .env("TMPDIR", self.tmp())
             .env("PATH", self.path_var())
             .env("LANG", "C.UTF-8")
             .env("NO_COLOR", "1")
@@ -397,4 +408,61 @@ pub fn run_bounded(mut cmd: std::process::Command, stdin: Option<&str>) -> Outco
         outcome.output()
     );
     outcome
+}
+
+/// Spawns `cmd` (from [`Env::isolated`]) with a pseudo-terminal as its stdin, stderr piped.
+/// Returns the child and the terminal's master side, which must stay open while it runs.
+pub fn spawn_on_pty(mut cmd: std::process::Command) -> (std::process::Child, std::fs::File) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors; the name, termios and winsize are optional.
+    let opened = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    cmd.stdin(slave).stderr(std::process::Stdio::piped());
+    (cmd.spawn().expect("spawn"), master)
+}
+
+/// Reads `pipe` until `needle` appears or `limit` passes; returns what was read.
+pub fn read_until(
+    mut pipe: impl std::io::Read + Send + 'static,
+    needle: &str,
+    limit: std::time::Duration,
+) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let started = std::time::Instant::now();
+    let mut text = Vec::new();
+    while started.elapsed() < limit {
+        match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(chunk) => text.extend(chunk),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if String::from_utf8_lossy(&text).contains(needle) {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&text).into_owned()
 }

@@ -23,6 +23,7 @@ use crate::pipeline::{Judge, Judgement, Pipeline};
 use crate::settings::Format;
 
 mod agent_cli;
+mod codex_trust;
 mod log;
 mod settings;
 
@@ -59,6 +60,14 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
         CheckId::ConfigProject,
         "project",
         project_file.as_deref(),
+    ));
+    let env_backend = std::env::var("AGENTGUARD_BACKEND")
+        .ok()
+        .filter(|v| !v.is_empty());
+    checks.extend(crate::trust::doctor_checks(
+        &files,
+        env_backend.as_deref(),
+        paths::state_dir().as_deref(),
     ));
     let effective = Config::load(cwd.as_deref());
     let env: Vec<(&str, Option<String>)> = [
@@ -106,6 +115,7 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
     };
 
     let installed = settings_checks(cwd.as_deref(), &exe, &mut checks);
+    checks.extend(codex_trust::codex_trust_check(cwd.as_deref()));
     checks.push(doctor::check_hooks_installed(&installed));
     let hooked = |prefix: &str| {
         installed
@@ -229,40 +239,30 @@ fn config_file_check(id: CheckId, label: &str, path: Option<&Path>) -> Check {
     let Some(path) = path else {
         return doctor::check_config_file(id, label, None, None);
     };
-    let result =
-        match fsutil::read_optional(path) {
-            Ok(None) => None,
-            Ok(Some(text)) => Some(Config::from_layers(&[
-                (Source::Defaults, DEFAULT_CONFIG.to_string()),
-                (Source::File(path.to_path_buf()), text),
-            ])),
-            Err(err) => Some(Err(Error::io_at("read", path, err)
-                .with_hint(format!("make {} readable", path.display())))),
-        };
+    let result = match fsutil::read_optional(path) {
+        Ok(None) => None,
+        Ok(Some(text)) => Some(Config::from_layers(&[
+            (Source::Defaults, DEFAULT_CONFIG.to_string()),
+            (Source::File(path.to_path_buf()), text),
+        ])),
+        Err(err) => {
+            let hint = fsutil::read_hint(path, &err);
+            Some(Err(Error::io_at("read", path, err).with_hint(hint)))
+        }
+    };
     doctor::check_config_file(id, label, Some(path), result.as_ref())
 }
 
 /// Whether a backend is usable now, and why not.
 fn availability(config: &Config, name: BackendName) -> Availability {
-    let mut usable = backends::usable(config, name);
-    let unusable = match name {
-        BackendName::Command => match config.judge.command.argv.first() {
-            None => "judge.command.argv is empty".to_string(),
-            Some(program) if find_in_path(program).is_none() => {
-                usable = None;
-                format!("`{program}` (judge.command.argv) not found or not executable")
-            }
-            Some(_) => String::new(),
-        },
-        BackendName::OpenAi => format!("${} is not set", config.judge.openai.api_key_env),
-        BackendName::Anthropic => format!("${} is not set", config.judge.anthropic.api_key_env),
-        BackendName::Codex => format!("`{}` not found on PATH", config.judge.codex.binary),
-        BackendName::Claude => format!("`{}` not found on PATH", config.judge.claude.binary),
-        BackendName::Rules | BackendName::Auto => String::new(),
-    };
+    let unusable = backends::unusable_reason(config, name);
     Availability {
         name: name.as_str().to_string(),
-        usable,
-        unusable,
+        usable: if unusable.is_some() {
+            None
+        } else {
+            backends::usable(config, name)
+        },
+        unusable: unusable.unwrap_or_default(),
     }
 }

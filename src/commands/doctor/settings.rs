@@ -85,7 +85,10 @@ pub(super) fn same_file_key(path: &Path) -> PathBuf {
 pub(super) fn read_settings(path: PathBuf, format: Format) -> SettingsFile {
     let text = fsutil::resolve_symlinks(&path)
         .and_then(|resolved| fsutil::read_optional(&resolved))
-        .map_err(|err| err.to_string())
+        .map_err(|err| doctor::ReadError {
+            message: err.to_string(),
+            fix: fsutil::read_hint(&path, &err),
+        })
         .transpose();
     SettingsFile { path, format, text }
 }

@@ -30,16 +30,18 @@ pub(super) fn settings_error(path: &Path, format: Format, err: SettingsError) ->
 
 pub(super) fn check_writable(file: &Path, dir: &Path) -> Result<()> {
     let read_only = |p: &Path| fsutil::is_read_only(p).map_err(|e| Error::io_at("inspect", p, e));
-    if file.exists() && read_only(file)? {
-        return Err(Error::io(format!(
-            "{} is read-only; nothing was changed",
-            file.display()
-        ))
-        .with_hint(format!(
-            "agentguard does not replace a file you made read-only; make it writable \
-                 (chmod u+w {}) and run again",
-            file.display()
-        )));
+    if file.exists()
+        && let Some(block) =
+            fsutil::write_block(file).map_err(|e| Error::io_at("inspect", file, e))?
+    {
+        let (what, fix) = block.describe(file);
+        return Err(Error::io(format!("{what}; nothing was changed")).with_hint(fix));
+    }
+    if let Some(fsutil::WriteBlock::Immutable) =
+        fsutil::write_block(dir).map_err(|e| Error::io_at("inspect", dir, e))?
+    {
+        let (what, fix) = fsutil::WriteBlock::Immutable.describe(dir);
+        return Err(Error::io(format!("{what}; nothing was changed")).with_hint(fix));
     }
     if read_only(dir)? {
         return Err(Error::io(format!(

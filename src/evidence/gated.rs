@@ -1,0 +1,85 @@
+//! A pattern of the evidence tables, compiled on first use, and only once its literal gate
+//! (computed by build.rs with `crate::gate`) occurs in a text: a command line or an output
+//! rarely contains the literals of more than a few of them.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+const GATES: &str = include_str!(concat!(env!("OUT_DIR"), "/evidence-gates.json"));
+
+/// Clauses of ASCII-lowercased literals: every match contains one literal of each clause.
+type Gate = Vec<Vec<Vec<u8>>>;
+
+fn gates() -> &'static HashMap<String, Option<Gate>> {
+    static GATES_BY_PATTERN: OnceLock<HashMap<String, Option<Gate>>> = OnceLock::new();
+    GATES_BY_PATTERN
+        .get_or_init(|| serde_json::from_str(GATES).expect("build.rs embeds valid gates"))
+}
+
+pub struct Gated {
+    pattern: String,
+    gate: Option<Gate>,
+    regex: OnceLock<Regex>,
+}
+
+impl Gated {
+    pub fn new(pattern: String) -> Gated {
+        // Every pattern of the tables has its gate from build.rs; none means "always run".
+        let gate = gates().get(&pattern).cloned().flatten();
+        Gated {
+            pattern,
+            gate,
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// The regex; build.rs checked its syntax and a unit test compiles every one.
+    pub fn regex(&self) -> &Regex {
+        self.regex
+            .get_or_init(|| Regex::new(&self.pattern).expect("evidence patterns compile"))
+    }
+
+    /// Whether the pattern can match a text whose ASCII-lowercased bytes are `lower`.
+    fn may_match(&self, lower: &[u8]) -> bool {
+        self.gate.as_ref().is_none_or(|clauses| {
+            clauses.iter().all(|clause| {
+                clause
+                    .iter()
+                    .any(|literal| memchr::memmem::find(lower, literal).is_some())
+            })
+        })
+    }
+
+    pub fn is_match(&self, text: &Lowered) -> bool {
+        self.may_match(&text.lower) && self.regex().is_match(text.text)
+    }
+}
+
+/// A text with its ASCII-lowercased bytes, for the gates.
+pub struct Lowered<'t> {
+    pub text: &'t str,
+    lower: Vec<u8>,
+}
+
+impl<'t> Lowered<'t> {
+    pub fn new(text: &'t str) -> Lowered<'t> {
+        Lowered {
+            text,
+            lower: text.as_bytes().to_ascii_lowercase(),
+        }
+    }
+
+    /// The matches of `pattern` (none when its gate is closed).
+    pub fn captures<'p>(
+        &'p self,
+        pattern: &'p Gated,
+    ) -> impl Iterator<Item = regex::Captures<'t>> + 'p {
+        pattern
+            .may_match(&self.lower)
+            .then(|| pattern.regex().captures_iter(self.text))
+            .into_iter()
+            .flatten()
+    }
+}
