@@ -226,8 +226,11 @@ fn tool_use_id(turn: &Turn, name: &str) -> String {
         .unwrap()
 }
 
+/// The offline judge. The scripted model reports test runs it never makes: `unbacked-claim`
+/// would rightly hold every such report, so it is off here (tests/cli/evidence.rs covers it).
 fn rules_config() -> String {
-    "[judge]\nbackend = \"rules\"\n".to_string()
+    "[judge]\nbackend = \"rules\"\n\n[[detectors]]\nname = \"unbacked-claim\"\nenabled = false\n"
+        .to_string()
 }
 
 // --- 1. a Stop block reaches the model, the verified answer ends the run --------------------

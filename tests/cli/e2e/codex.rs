@@ -29,7 +29,11 @@ impl CodexSession {
         let mut env = Env::new();
         env.path_prefix.push(cli_dir.clone());
         env.set("FAKE_KEY", "dummy");
-        env.write_config("[judge]\nbackend = \"rules\"\n");
+        // The scripted model reports test runs it never makes: `unbacked-claim` would rightly
+        // hold every such report, so it is off here (tests/cli/evidence.rs covers it).
+        env.write_config(
+            "[judge]\nbackend = \"rules\"\n\n[[detectors]]\nname = \"unbacked-claim\"\nenabled = false\n",
+        );
         super::git(&env, &["init", "-q", "-b", "main"]);
         std::fs::write(env.project().join("README.md"), "# demo\n\nhello\n").unwrap();
         super::git(&env, &["add", "README.md"]);
