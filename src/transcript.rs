@@ -377,7 +377,14 @@ fn codex_call(payload: &Value, at: Option<String>) -> ToolCall {
                 .filter(|argv| argv.first() == Some(&"apply_patch"))
                 .and_then(|argv| argv.get(1).copied())
         });
-    let edits = patch.map(patch_paths).unwrap_or_default();
+    let edits = patch
+        .map(|patch| {
+            crate::protected::patch_files(patch)
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
     if !edits.is_empty() {
         command = None;
     }
@@ -403,25 +410,6 @@ fn shell_line(argv: &[&str]) -> String {
         }
         _ => shlex::try_join(argv.iter().copied()).unwrap_or_else(|_| argv.join(" ")),
     }
-}
-
-/// The files an apply_patch patch adds, updates, deletes or moves to.
-fn patch_paths(patch: &str) -> Vec<String> {
-    const HEADERS: [&str; 4] = [
-        "*** Add File: ",
-        "*** Update File: ",
-        "*** Delete File: ",
-        "*** Move to: ",
-    ];
-    patch
-        .lines()
-        .filter_map(|line| {
-            HEADERS
-                .iter()
-                .find_map(|h| line.strip_prefix(h))
-                .map(|path| path.trim().to_string())
-        })
-        .collect()
 }
 
 /// A Codex tool output: a JSON document `{"output", "metadata": {"exit_code"}}`, or text
