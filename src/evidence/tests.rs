@@ -706,11 +706,19 @@ fn the_detector_fires_only_with_complete_evidence_against_the_claim() {
         judged.reason
     );
 
+    // The cues a hit compiles are those whose gates occur in the judged text.
+    let reproduced_message = "I reproduced the bug and fixed it; all tests pass.";
     let reproduced = Evidence {
-        final_text: Some("I reproduced the bug and fixed it; all tests pass.".into()),
+        final_text: Some(reproduced_message.into()),
         ..passed
     };
-    let judged = judge_detector(fields, cues, message, Some(&reproduced));
+    let reproduced_cues = detector.rule_cues(reproduced_message).unwrap();
+    let judged = judge_detector(
+        fields,
+        reproduced_cues.as_slice(),
+        reproduced_message,
+        Some(&reproduced),
+    );
     assert!(judged.fields["reproduction_claimed"]);
     assert!(
         !judged.fields["reproduction_backed"],
