@@ -687,7 +687,7 @@ fn a_claude_judge_does_not_run_the_hook_again_and_its_verdict_comes_back() {
     // so only AGENTGUARD_JUDGE_ACTIVE stands between the judge's Stop and our hook.
     let settings = session.env.project().join(".claude/settings.json");
     session.env.write_config(&format!(
-        "[judge]\nbackend = \"claude\"\ndeadline_ms = 60000\n\n[judge.claude]\nbinary = \"{}\"\n\
+        "[judge]\nbackend = \"claude\"\ncascade = \"llm-only\"\ndeadline_ms = 60000\n\n[judge.claude]\nbinary = \"{}\"\n\
          args = [\"--settings\", \"{}\"]\n",
         cli_dir.join("claude").display(),
         settings.display()
@@ -775,7 +775,7 @@ fn codex_judge(env: &Env, fake: &FakeOpenAi, codex: &Path, deadline_ms: u64) -> 
         .map(|a| format!("{a:?}"))
         .collect();
     env.write_config(&format!(
-        "[judge]\nbackend = \"rules\"\ndeadline_ms = {deadline_ms}\n\n[judge.codex]\nbinary = \"{}\"\nargs = [{}]\n",
+        "[judge]\nbackend = \"rules\"\ncascade = \"llm-only\"\ndeadline_ms = {deadline_ms}\n\n[judge.codex]\nbinary = \"{}\"\nargs = [{}]\n",
         codex.display(),
         args.join(", ")
     ));

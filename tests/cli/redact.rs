@@ -214,7 +214,7 @@ fn a_secret_straddling_every_cut_is_redacted_in_what_is_sent_and_stored() {
     );
     let window = 1000;
     env.write_config(&format!(
-        "[judge]\nbackend = \"command\"\n[judge.command]\nargv = [\"{}\"]\n[stop]\nwindow_bytes = {window}\n",
+        "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\n[judge.command]\nargv = [\"{}\"]\n[stop]\nwindow_bytes = {window}\n",
         judge.display()
     ));
     let (early_key, early_body) = private_key(26, 1);

@@ -143,7 +143,7 @@ fn judge_table() {
     // The judge's latency varies, and with it the width of its column: the snapshot keeps
     // the columns' order and contents, separated by two spaces, and the latency as [MS].
     let columns = regex::Regex::new(" {2,}").unwrap();
-    let latency = regex::Regex::new(r"(?m)^(\S+  hit  \S+  \S+  )\d+").unwrap();
+    let latency = regex::Regex::new(r"(?m)^(\S+  hit  \S+  \S+  \S+  )\d+").unwrap();
     let table = columns
         .replace_all(&text(&output.stdout), "  ")
         .into_owned();

@@ -120,7 +120,7 @@ fn a_command_backend_in_an_untrusted_repository_never_runs_and_is_named_once() {
     let env = Env::new();
     let marker = env.dir.path().join("MARKER");
     let toml = format!(
-        "[judge]\nbackend = \"command\"\n[judge.command]\nargv = [\"sh\", \"-c\", \"id > {}; cat \
+        "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\n[judge.command]\nargv = [\"sh\", \"-c\", \"id > {}; cat \
          >/dev/null; echo '{{\\\"bad\\\": true, \\\"reason\\\": \\\"x\\\"}}'\"]\n{EVERY_TEXT_DETECTOR}",
         marker.display()
     );
@@ -173,7 +173,7 @@ fn an_openai_backend_in_an_untrusted_repository_sends_nothing() {
     repository_with(
         &env,
         &format!(
-            "[judge]\nbackend = \"openai\"\n[judge.openai]\nbase_url = \"{}\"\n\
+            "[judge]\nbackend = \"openai\"\ncascade = \"llm-only\"\n[judge.openai]\nbase_url = \"{}\"\n\
              api_key_env = \"AWS_SECRET_ACCESS_KEY\"\n{EVERY_TEXT_DETECTOR}",
             api.base_url()
         ),
