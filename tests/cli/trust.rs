@@ -670,6 +670,100 @@ fn writes_to_every_protected_file_are_held_in_both_hosts_shapes() {
     }
 }
 
+/// The temp HOME with `~/.claude` and `~/.config` present and the project holding a link to
+/// `~/.claude` and one to `~/.claude/agents`.
+fn home_with_links(env: &Env) {
+    let home = env.home();
+    for dir in [".claude/agents", ".config", ".codex"] {
+        std::fs::create_dir_all(home.join(dir)).unwrap();
+    }
+    std::os::unix::fs::symlink(home.join(".claude"), env.project().join("claude-link")).unwrap();
+    std::os::unix::fs::symlink(home.join(".claude/agents"), env.project().join("agents")).unwrap();
+}
+
+#[test]
+fn writes_into_protected_dirs_through_links_and_by_run_time_paths_are_held() {
+    let mut env = Env::new();
+    home_with_links(&env);
+    let bash_input = |command: &str| ("Bash", json!({"command": command}));
+    let writes = vec![
+        bash_input("cp -r agentguard ~/.config/"),
+        bash_input("mv new/agentguard ~/.config"),
+        bash_input("cp -t ~/.config agentguard"),
+        bash_input("rsync -a template/ ~/"),
+        bash_input("cp -r template/. ~/"),
+        bash_input("cp -r backup/.claude ~/"),
+        bash_input("echo '{}' > claude-link/settings.json"),
+        bash_input("cp x agents/../settings.local.json"),
+        bash_input("echo x > \"$DIR/settings.json\""),
+        bash_input("cp /tmp/h.json $(dirname $CODEX)/hooks.json"),
+        bash_input("tee ${XDG_CONFIG_HOME:-$HOME/.config}/agentguard/config.toml < x"),
+        (
+            "Write",
+            json!({"file_path": "claude-link/settings.json", "content": "{}"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": env.project().join("agents/../settings.json"),
+                   "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "apply_patch",
+            json!({"command": "*** Begin Patch\n*** Add File: claude-link/settings.local.json\n+{}\n*** End Patch\n"}),
+        ),
+    ];
+    for (tool, input) in &writes {
+        let claude = pre_tool_as(&env, "claude", "s", tool, input.clone(), None);
+        assert_eq!(decision(&claude), Some("ask"), "{tool} {input}: {claude:?}");
+        assert!(
+            reason(&claude).contains("does not edit its own guard"),
+            "{claude:?}"
+        );
+        let codex = pre_tool_as(&env, "codex", "s", tool, input.clone(), None);
+        assert_eq!(decision(&codex), Some("deny"), "{tool} {input}: {codex:?}");
+    }
+    let answer = bash(&env, "s", "cp -r agentguard ~/.config/");
+    assert!(
+        reason(&answer).contains(&format!(
+            "write {}",
+            env.home().join(".config/agentguard").display()
+        )),
+        "the message names what would land: {answer:?}"
+    );
+    // Ordinary writes stay open: run-time paths that name nothing protected, copies into the
+    // project or home that cannot land a protected file, a link to a place that is not.
+    for command in [
+        "echo x > \"$OUT\"",
+        "cp build/app \"$DEST/\"",
+        "cp ../a.txt .",
+        "cp -r ../lib ./vendor/",
+        "cp notes.md ~/",
+        "mkdir -p ~/.config/other",
+        "echo x > agents/reviewer.md",
+    ] {
+        let answer = bash(&env, "s", command);
+        assert_eq!(decision(&answer), None, "{command}: {answer:?}");
+    }
+    let answer = pre_tool_as(
+        &env,
+        "claude",
+        "s",
+        "Write",
+        json!({"file_path": "agents/reviewer.md", "content": "x"}),
+        None,
+    );
+    assert_eq!(decision(&answer), None, "{answer:?}");
+    env.set("AGENTGUARD_ROLE", "read-only");
+    for (tool, input) in &writes {
+        let answer = pre_tool_as(&env, "claude", "s", tool, input.clone(), None);
+        assert_eq!(
+            decision(&answer),
+            Some("deny"),
+            "{tool} {input}: {answer:?}"
+        );
+    }
+}
+
 #[test]
 fn reading_the_protected_files_stays_open_and_other_writes_are_untouched() {
     let env = Env::new();
