@@ -62,6 +62,9 @@ pub struct Protected {
     /// The hosts' user dirs (`~/.claude` or `$CLAUDE_CONFIG_DIR`, `~/.codex` or `$CODEX_HOME`).
     claude_dir: Option<PathBuf>,
     codex_dir: Option<PathBuf>,
+    /// The project's own host settings dirs and config (`.claude`, `.codex`, `.agentguard.toml`
+    /// in the cwd): places a directory may hold, like the trees and files.
+    project_places: Vec<(PathBuf, &'static str)>,
     /// The same places with their symlinks resolved, looked up on the first written path that
     /// needs them.
     on_disk: OnceLock<Box<Protected>>,
@@ -102,13 +105,22 @@ impl Protected {
         let codex_dir = codex_dir.map(normal);
         files.extend(claude_dir.iter().map(|d| (d.clone(), HOST_DIR)));
         files.extend(codex_dir.iter().map(|d| (d.clone(), HOST_DIR)));
+        let cwd = normalize(&cwd);
+        let project_places = [
+            (".claude", HOST_DIR),
+            (".codex", HOST_DIR),
+            (crate::paths::PROJECT_CONFIG_FILE, PROJECT_CONFIG),
+        ]
+        .map(|(name, what)| (cwd.join(name), what))
+        .to_vec();
         Protected {
             home: home.map(normal),
-            cwd: normalize(&cwd),
+            cwd,
             trees,
             files,
             claude_dir,
             codex_dir,
+            project_places,
             on_disk: OnceLock::new(),
         }
     }
@@ -116,24 +128,30 @@ impl Protected {
     /// These places, each also by its real path (symlinks resolved), for real paths to match.
     fn on_disk(&self) -> &Protected {
         self.on_disk.get_or_init(|| {
-            let both = |places: &[(PathBuf, &'static str)]| {
+            // The places share parents (`~`, `~/.local`, the cwd): each is resolved once.
+            let mut resolved = Resolved::default();
+            let mut both = |places: &[(PathBuf, &'static str)]| {
                 let mut out = places.to_vec();
                 for (path, what) in places {
-                    let real = real_path(path);
+                    let real = resolved.real_path(path);
                     if real != *path {
                         out.push((real, *what));
                     }
                 }
                 out
             };
-            let real = |dir: &Option<PathBuf>| dir.as_deref().map(real_path);
+            let trees = both(&self.trees);
+            let files = both(&self.files);
+            let project_places = both(&self.project_places);
+            let mut real = |dir: &Option<PathBuf>| dir.as_deref().map(|d| resolved.real_path(d));
             Box::new(Protected {
                 home: self.home.clone(),
                 cwd: self.cwd.clone(),
-                trees: both(&self.trees),
-                files: both(&self.files),
+                trees,
+                files,
                 claude_dir: real(&self.claude_dir),
                 codex_dir: real(&self.codex_dir),
+                project_places,
                 on_disk: OnceLock::new(),
             })
         })
@@ -141,21 +159,21 @@ impl Protected {
 
     /// Every protected place, for telling whether a directory holds one: the trees, the single
     /// files, and the project's own host settings and config.
-    fn places(&self) -> impl Iterator<Item = (PathBuf, &'static str)> + '_ {
-        let project = [
-            (".claude", HOST_DIR),
-            (".codex", HOST_DIR),
-            (crate::paths::PROJECT_CONFIG_FILE, PROJECT_CONFIG),
-        ]
-        .map(|(name, what)| (self.cwd.join(name), what));
-        self.trees.iter().chain(&self.files).cloned().chain(project)
+    fn places(&self) -> impl Iterator<Item = &(PathBuf, &'static str)> {
+        self.trees
+            .iter()
+            .chain(&self.files)
+            .chain(&self.project_places)
     }
 
     /// The first protected place inside the directory `dir` (not `dir` itself).
     fn place_inside(&self, dir: &Path) -> Option<Hit> {
         self.places()
             .find(|(place, _)| place != dir && place.starts_with(dir))
-            .map(|(path, what)| Hit { path, what })
+            .map(|(path, what)| Hit {
+                path: path.clone(),
+                what,
+            })
     }
 
     /// The protected locations of this machine, for a hook running in `cwd`; `log_dir`: a
@@ -336,17 +354,17 @@ impl Protected {
             let Some(absolute) = self.absolute(written) else {
                 continue;
             };
-            let (path, real) = (normalize(&absolute), real_path(&absolute));
-            let holds = places
-                .place_inside(&path)
-                .or_else(|| places.place_inside(&real));
-            let Some(inside) = holds else {
-                continue;
-            };
-            let is_dir = written.ends_with('/') || written.ends_with("/.") || real.is_dir();
+            // One stat for most words (files); the real path only for a directory.
+            let is_dir = written.ends_with('/') || written.ends_with("/.") || absolute.is_dir();
             if !is_dir {
                 continue;
             }
+            let path = normalize(&absolute);
+            let real = real_path(&absolute);
+            let holds = places.place_inside(&path);
+            let Some(inside) = holds.or_else(|| places.place_inside(&real)) else {
+                continue;
+            };
             for (other_index, other) in operands.iter().enumerate() {
                 if other_index == index {
                     continue;
@@ -483,22 +501,43 @@ fn is_path_word(word: &str) -> bool {
 /// after a symlink taken from where the link leads); the part that does not exist yet is kept
 /// as written. The path, normalized, where nothing of it can be resolved.
 fn real_path(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&existing) {
-            let mut out = real;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return normalize(&out);
+    Resolved::default().real_path(path)
+}
+
+/// Paths already resolved (or found missing) by the file system, for resolving several paths
+/// that share parents.
+#[derive(Default)]
+struct Resolved(Vec<(PathBuf, Option<PathBuf>)>);
+
+impl Resolved {
+    fn canonical(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some((_, known)) = self.0.iter().find(|(seen, _)| seen == path) {
+            return known.clone();
         }
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_os_string());
-                existing = parent.to_path_buf();
+        let found = std::fs::canonicalize(path).ok();
+        self.0.push((path.to_path_buf(), found.clone()));
+        found
+    }
+
+    /// See [`real_path`].
+    fn real_path(&mut self, path: &Path) -> PathBuf {
+        let mut existing = path.to_path_buf();
+        let mut rest: Vec<std::ffi::OsString> = Vec::new();
+        loop {
+            if let Some(real) = self.canonical(&existing) {
+                let mut out = real;
+                for part in rest.iter().rev() {
+                    out.push(part);
+                }
+                return normalize(&out);
             }
-            _ => return normalize(path),
+            match (existing.file_name(), existing.parent()) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name.to_os_string());
+                    existing = parent.to_path_buf();
+                }
+                _ => return normalize(path),
+            }
         }
     }
 }
