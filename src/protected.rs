@@ -504,41 +504,77 @@ fn real_path(path: &Path) -> PathBuf {
     Resolved::default().real_path(path)
 }
 
-/// Paths already resolved (or found missing) by the file system, for resolving several paths
-/// that share parents.
+/// What the file system said about paths already looked at, for resolving several paths that
+/// share parents (one `lstat` per component, not a `realpath` per attempt).
 #[derive(Default)]
-struct Resolved(Vec<(PathBuf, Option<PathBuf>)>);
+struct Resolved(Vec<(PathBuf, Entry)>);
+
+#[derive(Clone)]
+enum Entry {
+    Missing,
+    Link(PathBuf),
+    Other,
+}
+
+/// Symlinks followed for one path before it is taken as written (the kernel's limit).
+const MAX_LINKS: usize = 40;
 
 impl Resolved {
-    fn canonical(&mut self, path: &Path) -> Option<PathBuf> {
+    fn entry(&mut self, path: &Path) -> Entry {
         if let Some((_, known)) = self.0.iter().find(|(seen, _)| seen == path) {
             return known.clone();
         }
-        let found = std::fs::canonicalize(path).ok();
-        self.0.push((path.to_path_buf(), found.clone()));
-        found
+        let entry = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => match std::fs::read_link(path) {
+                Ok(target) => Entry::Link(target),
+                Err(_) => Entry::Missing,
+            },
+            Ok(_) => Entry::Other,
+            Err(_) => Entry::Missing,
+        };
+        self.0.push((path.to_path_buf(), entry.clone()));
+        entry
     }
 
-    /// See [`real_path`].
+    /// See [`real_path`]: component by component, following each symlink, `..` taken from
+    /// where the walk is; past a missing component the rest is lexical.
     fn real_path(&mut self, path: &Path) -> PathBuf {
-        let mut existing = path.to_path_buf();
-        let mut rest: Vec<std::ffi::OsString> = Vec::new();
-        loop {
-            if let Some(real) = self.canonical(&existing) {
-                let mut out = real;
-                for part in rest.iter().rev() {
-                    out.push(part);
+        let mut out = PathBuf::from("/");
+        let mut queue: std::collections::VecDeque<PathBuf> = path
+            .components()
+            .map(|c| PathBuf::from(c.as_os_str()))
+            .collect();
+        let (mut links, mut missing) = (0, false);
+        while let Some(part) = queue.pop_front() {
+            match part.components().next() {
+                Some(Component::RootDir) => out = PathBuf::from("/"),
+                Some(Component::ParentDir) => {
+                    out.pop();
                 }
-                return normalize(&out);
-            }
-            match (existing.file_name(), existing.parent()) {
-                (Some(name), Some(parent)) => {
-                    rest.push(name.to_os_string());
-                    existing = parent.to_path_buf();
+                Some(Component::Normal(name)) => {
+                    out.push(name);
+                    if missing {
+                        continue;
+                    }
+                    match self.entry(&out) {
+                        Entry::Missing => missing = true,
+                        Entry::Other => {}
+                        Entry::Link(target) => {
+                            links += 1;
+                            if links > MAX_LINKS {
+                                return normalize(path);
+                            }
+                            out.pop();
+                            for part in target.components().rev() {
+                                queue.push_front(PathBuf::from(part.as_os_str()));
+                            }
+                        }
+                    }
                 }
-                _ => return normalize(path),
+                _ => {}
             }
         }
+        out
     }
 }
 
@@ -805,6 +841,9 @@ mod tests {
         std::os::unix::fs::symlink(home.join(".claude"), home.join("proj/claude-link")).unwrap();
         std::os::unix::fs::symlink(home.join(".claude/agents"), home.join("proj/agents")).unwrap();
         std::os::unix::fs::symlink(home.join("dotfiles/codex"), home.join(".codex")).unwrap();
+        // Relative, and a link to a link.
+        std::os::unix::fs::symlink("../.claude", home.join("proj/rel-link")).unwrap();
+        std::os::unix::fs::symlink("rel-link", home.join("proj/link-to-link")).unwrap();
         let p = Protected::new(
             Some(home.clone()),
             home.join("proj"),
@@ -826,6 +865,8 @@ mod tests {
             "claude-link/settings.json",
             "agents/../settings.local.json",
             "./claude-link",
+            "rel-link/settings.json",
+            "link-to-link/settings.local.json",
         ] {
             assert_eq!(p.check(written), None, "lexically {written} is elsewhere");
             assert!(p.check_on_disk(written).is_some(), "{written}");
