@@ -521,7 +521,14 @@ const MAX_LINKS: usize = 40;
 
 impl Resolved {
     fn entry(&mut self, path: &Path) -> Entry {
-        if let Some((_, known)) = self.0.iter().find(|(seen, _)| seen == path) {
+        // Byte equality: the walk builds every path the same way (Path's `==` compares
+        // component by component, many times slower).
+        let bytes = path.as_os_str().as_encoded_bytes();
+        if let Some((_, known)) = self
+            .0
+            .iter()
+            .find(|(seen, _)| seen.as_os_str().as_encoded_bytes() == bytes)
+        {
             return known.clone();
         }
         let entry = match std::fs::symlink_metadata(path) {
