@@ -687,6 +687,16 @@ fn writes_into_protected_dirs_through_links_and_by_run_time_paths_are_held() {
     home_with_links(&env);
     let bash_input = |command: &str| ("Bash", json!({"command": command}));
     let writes = vec![
+        // Into a protected directory itself.
+        bash_input("cp x ~/.claude/"),
+        bash_input("mv x ~/.config/agentguard/"),
+        bash_input("cp -r dir ~/.codex"),
+        bash_input("install -t ~/.claude x"),
+        bash_input("tar -C ~/.claude -xf a.tar"),
+        bash_input("rsync a ~/.claude/"),
+        bash_input("ln -s evil ~/.claude/settings.json"),
+        bash_input("cp x .claude"),
+        // Into a directory that holds one.
         bash_input("cp -r agentguard ~/.config/"),
         bash_input("mv new/agentguard ~/.config"),
         bash_input("cp -t ~/.config agentguard"),
