@@ -348,6 +348,9 @@ pub struct Loaded<T> {
     pub config: Config,
     pub built: T,
     pub notes: Vec<Note>,
+    /// agentguard's state dir as the load looked it up (a platform lookup costs as much as a
+    /// cached load: the hook reuses it for the session notices).
+    pub state: Option<PathBuf>,
 }
 
 /// Whether a layer's keys apply as written.
@@ -673,10 +676,35 @@ pub fn load_layers<T>(
         let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         (path.clone(), key, true)
     });
+    let mut files_read = Vec::new();
     for (path, key, is_project) in [user, project].into_iter().flatten() {
-        let Some(text) = read_layer(&path)? else {
-            continue;
-        };
+        if let Some(text) = read_layer(&path)? {
+            files_read.push((path, key, is_project, text));
+        }
+    }
+    // An untrusted project file comes to the same on every call: from the cache when it holds
+    // exactly these files (the hook only; `keep` says it is the hook).
+    let cached = cache_slot(&files_read, &store, state.filter(|_| keep), env_backend);
+    if let Some(slot) = &cached
+        && let Some((config, ignored)) =
+            crate::trust_cache::load(slot.state, &slot.key, &slot.entry)
+        && let Ok(built) = build(&config)
+    {
+        let notes = (!ignored.is_empty())
+            .then(|| Note::Untrusted {
+                path: slot.path.clone(),
+                ignored,
+            })
+            .into_iter()
+            .collect();
+        return Ok(Loaded {
+            config,
+            built,
+            notes,
+            state: state.map(Path::to_path_buf),
+        });
+    }
+    for (path, key, is_project, text) in files_read {
         let source = Source::File(path.clone());
         let trust = layer_trust(&store, &key, is_project.then_some(path.as_path()), &text);
         match parse_layer(&source, &text) {
@@ -721,6 +749,7 @@ pub fn load_layers<T>(
             config,
             built,
             notes,
+            state: state.map(Path::to_path_buf),
         });
     }
     layers.insert(
@@ -768,6 +797,21 @@ pub fn load_layers<T>(
             build_all(&layers, &build)?
         }
     };
+    // What an untrusted file that loaded as it is came to, for the next call (a broken layer
+    // or a fallback is worked out again each time, so it is never cached).
+    if let Some(slot) = &cached
+        && notes.is_empty()
+        && layers.iter().all(|layer| !layer.from_copy)
+    {
+        let ignored: Vec<crate::trust::Ignored> = stack_notes
+            .iter()
+            .flat_map(|note| match note {
+                Note::Untrusted { ignored, .. } => ignored.clone(),
+                Note::Broken { .. } => Vec::new(),
+            })
+            .collect();
+        let _ = crate::trust_cache::save(slot.state, &slot.key, &slot.entry, &config, &ignored);
+    }
     notes.extend(stack_notes);
     // Every file that loaded as it is now becomes its last good copy (a stat when unchanged).
     if let Some(state) = state.filter(|_| keep) {
@@ -781,6 +825,47 @@ pub fn load_layers<T>(
         config,
         built,
         notes,
+        state: state.map(Path::to_path_buf),
+    })
+}
+
+/// Where the result of an untrusted project file is cached, and under which key.
+struct CacheSlot<'a> {
+    state: &'a Path,
+    /// The project file as found (for the note) and its real path (the entry's location).
+    path: PathBuf,
+    key: PathBuf,
+    entry: crate::trust_cache::Key,
+}
+
+/// The cache slot of `files` (the user and project files read, as (path, key, is_project,
+/// text)): only for an untrusted project file, with a state dir, without an override (which
+/// applies on top and is cheap anyway).
+fn cache_slot<'a>(
+    files: &[(PathBuf, PathBuf, bool, String)],
+    store: &crate::trust::TrustStore,
+    state: Option<&'a Path>,
+    env_backend: Option<&str>,
+) -> Option<CacheSlot<'a>> {
+    let state = state.filter(|_| env_backend.is_none())?;
+    let (path, key, _, text) = files.iter().find(|(_, _, is_project, _)| *is_project)?;
+    let project_sha256 = crate::text::sha256_hex(text);
+    if store.is_trusted(key, &project_sha256) {
+        return None;
+    }
+    let user_sha256 = files
+        .iter()
+        .find(|(_, _, is_project, _)| !is_project)
+        .map(|(_, _, _, text)| crate::text::sha256_hex(text));
+    Some(CacheSlot {
+        state,
+        path: path.clone(),
+        key: key.clone(),
+        entry: crate::trust_cache::Key {
+            project_sha256,
+            user_sha256,
+            binary: crate::trust_cache::binary_id()?,
+        },
     })
 }
 

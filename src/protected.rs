@@ -2,12 +2,25 @@
 //! logs, and the hook settings of both hosts (SPEC §7). An agent that could edit them could
 //! switch its guard off; reading them stays open.
 //!
-//! Pure path logic: given where things live ([`Protected::new`]) and a path as the agent wrote
-//! it (relative, `~`, `$HOME`, `..`), [`Protected::check`] says whether it names a protected
-//! file. Paths are resolved lexically (no file system access): this stops accidents and role
-//! drift, it is not a sandbox (a path built at run time, or a symlink made earlier, passes).
+//! Given where things live ([`Protected::new`]) and a path as the agent wrote it (relative,
+//! `~`, `$HOME`, `..`), [`Protected::check`] says whether it names a protected file, from the
+//! text alone. [`Protected::tool_writes`] then looks at the disk as little as it must: the real
+//! path of each written path (a symlink or a `..` after one leading into a protected place),
+//! the real paths of the protected places (a `~/.claude` that links to a dotfiles checkout),
+//! and which written paths are existing directories (`cp x DIR` writes `DIR/x`).
+//!
+//! A write into a directory is held when a protected file could land there: an entry named
+//! after one of the command's other words (`cp -r agentguard ~/.config/`), or the contents of
+//! a directory (`rsync -a dir/ ~/`, `cp -r dir/. ~/`), in a directory that holds protected
+//! places. A path only known at run time is held when what is known of it names a protected
+//! file (`> "$D/settings.json"`, `$X/agentguard/...`), so `> "$OUT"` stays open.
+//!
+//! This stops accidents and role drift, it is not a sandbox: what an archive holds (`tar -C ~
+//! -xf a.tar`), a directory named only at run time (`cp x "$D/"`), or a path a script builds is
+//! not known here.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 /// A protected file a path names, and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +38,17 @@ const CLAUDE_SETTINGS: &str = "Claude Code's hook settings";
 const CODEX_SETTINGS: &str = "Codex's hook settings";
 const HOST_DIR: &str = "the directory holding an agent host's hook settings";
 const GUARD_COMMAND: &str = "agentguard's trust, config or hooks";
+// A path known only in part, at run time: what it may be.
+const RUN_TIME_PROJECT_CONFIG: &str =
+    "known only at run time, and named like agentguard's project config";
+const RUN_TIME_CLAUDE_SETTINGS: &str =
+    "known only at run time, and named like Claude Code's hook settings";
+const RUN_TIME_CODEX_SETTINGS: &str =
+    "known only at run time, and named like Codex's hook settings";
+const RUN_TIME_SETTINGS: &str =
+    "known only at run time, and named like agentguard's or Codex's configuration or trust store";
+const RUN_TIME_GUARD_DIR: &str =
+    "known only at run time, and inside a directory named like agentguard's own";
 
 /// Where the protected files live.
 #[derive(Debug, Clone, Default)]
@@ -38,7 +62,22 @@ pub struct Protected {
     /// The hosts' user dirs (`~/.claude` or `$CLAUDE_CONFIG_DIR`, `~/.codex` or `$CODEX_HOME`).
     claude_dir: Option<PathBuf>,
     codex_dir: Option<PathBuf>,
+    /// The project's own host settings dirs and config (`.claude`, `.codex`, `.agentguard.toml`
+    /// in the cwd): places a directory may hold, like the trees and files.
+    project_places: Vec<(PathBuf, &'static str)>,
+    /// The same places with their symlinks resolved, looked up on the first written path that
+    /// needs them.
+    on_disk: OnceLock<Box<Protected>>,
 }
+
+/// The file names that are protected wherever they are, or in the places that hold them: what a
+/// path known only in part must not end in.
+const PROTECTED_NAMES: &[&str] = &[
+    crate::paths::PROJECT_CONFIG_FILE,
+    "hooks.json",
+    "config.toml",
+    crate::trust::STORE_FILE,
+];
 
 impl Protected {
     /// `cwd` resolves relative paths. `config_file`/`config_dir`: the user config and
@@ -66,14 +105,75 @@ impl Protected {
         let codex_dir = codex_dir.map(normal);
         files.extend(claude_dir.iter().map(|d| (d.clone(), HOST_DIR)));
         files.extend(codex_dir.iter().map(|d| (d.clone(), HOST_DIR)));
+        let cwd = normalize(&cwd);
+        let project_places = [
+            (".claude", HOST_DIR),
+            (".codex", HOST_DIR),
+            (crate::paths::PROJECT_CONFIG_FILE, PROJECT_CONFIG),
+        ]
+        .map(|(name, what)| (cwd.join(name), what))
+        .to_vec();
         Protected {
             home: home.map(normal),
-            cwd: normalize(&cwd),
+            cwd,
             trees,
             files,
             claude_dir,
             codex_dir,
+            project_places,
+            on_disk: OnceLock::new(),
         }
+    }
+
+    /// These places, each also by its real path (symlinks resolved), for real paths to match.
+    fn on_disk(&self) -> &Protected {
+        self.on_disk.get_or_init(|| {
+            // The places share parents (`~`, `~/.local`, the cwd): each is resolved once.
+            let mut resolved = Resolved::default();
+            let mut both = |places: &[(PathBuf, &'static str)]| {
+                let mut out = places.to_vec();
+                for (path, what) in places {
+                    let real = resolved.real_path(path);
+                    if real != *path {
+                        out.push((real, *what));
+                    }
+                }
+                out
+            };
+            let trees = both(&self.trees);
+            let files = both(&self.files);
+            let project_places = both(&self.project_places);
+            let mut real = |dir: &Option<PathBuf>| dir.as_deref().map(|d| resolved.real_path(d));
+            Box::new(Protected {
+                home: self.home.clone(),
+                cwd: self.cwd.clone(),
+                trees,
+                files,
+                claude_dir: real(&self.claude_dir),
+                codex_dir: real(&self.codex_dir),
+                project_places,
+                on_disk: OnceLock::new(),
+            })
+        })
+    }
+
+    /// Every protected place, for telling whether a directory holds one: the trees, the single
+    /// files, and the project's own host settings and config.
+    fn places(&self) -> impl Iterator<Item = &(PathBuf, &'static str)> {
+        self.trees
+            .iter()
+            .chain(&self.files)
+            .chain(&self.project_places)
+    }
+
+    /// The first protected place inside the directory `dir` (not `dir` itself).
+    fn place_inside(&self, dir: &Path) -> Option<Hit> {
+        self.places()
+            .find(|(place, _)| place != dir && place.starts_with(dir))
+            .map(|(path, what)| Hit {
+                path: path.clone(),
+                what,
+            })
     }
 
     /// The protected locations of this machine, for a hook running in `cwd`; `log_dir`: a
@@ -104,7 +204,56 @@ impl Protected {
 
     /// Whether `written` (a path as the agent wrote it) names a protected file.
     pub fn check(&self, written: &str) -> Option<Hit> {
-        let path = self.resolve(written)?;
+        self.check_path(&self.resolve(written)?)
+    }
+
+    /// Whether `written` names a protected file on this disk: as written, or by its real path
+    /// (through symlinks, and `..` after one), against the protected places' real paths too.
+    pub fn check_on_disk(&self, written: &str) -> Option<Hit> {
+        let path = self.absolute(written)?;
+        self.check_path(&normalize(&path))
+            .or_else(|| self.on_disk().check_path(&real_path(&path)))
+    }
+
+    /// Whether `written`, a path only known at run time (`$D/settings.json`), could name a
+    /// protected file: its last part is a protected file's name, or a part before it is the
+    /// name of a protected directory (`$X/agentguard/...`). The parts after the last run-time
+    /// part are what is known; a path that ends in one (`"$OUT"`) names nothing known.
+    pub fn check_dynamic(&self, written: &str) -> Option<Hit> {
+        let written = written.trim();
+        if !is_dynamic(written) {
+            return None;
+        }
+        let known: Vec<&str> = written
+            .rsplit('/')
+            .take_while(|part| !is_dynamic(part))
+            .collect();
+        let (name, dirs) = known.split_first()?;
+        let tree_names = || {
+            self.trees
+                .iter()
+                .filter_map(|(tree, _)| tree.file_name()?.to_str())
+        };
+        let what = if PROTECTED_NAMES.contains(name) || is_claude_settings_name(name) {
+            Some(match *name {
+                crate::paths::PROJECT_CONFIG_FILE => RUN_TIME_PROJECT_CONFIG,
+                "hooks.json" => RUN_TIME_CODEX_SETTINGS,
+                _ if is_claude_settings_name(name) => RUN_TIME_CLAUDE_SETTINGS,
+                _ => RUN_TIME_SETTINGS,
+            })
+        } else {
+            let in_tree = |dir: &&str| tree_names().any(|tree| tree == *dir);
+            dirs.iter().any(in_tree).then_some(RUN_TIME_GUARD_DIR)
+        };
+        what.map(|what| Hit {
+            path: PathBuf::from(written),
+            what,
+        })
+    }
+
+    /// Whether `path` (absolute, normalized) is a protected file.
+    fn check_path(&self, path: &Path) -> Option<Hit> {
+        let path = path.to_path_buf();
         let hit = |what| {
             Some(Hit {
                 path: path.clone(),
@@ -123,7 +272,7 @@ impl Protected {
             return hit(PROJECT_CONFIG);
         }
         // Any project's (and the user's) `.claude/settings*.json`, `.codex/{hooks.json,config.toml}`.
-        if in_claude_dir && name.starts_with("settings") && name.ends_with(".json") {
+        if in_claude_dir && is_claude_settings_name(name) {
             return hit(CLAUDE_SETTINGS);
         }
         if in_codex_dir && matches!(name, "hooks.json" | "config.toml") {
@@ -185,8 +334,69 @@ impl Protected {
             .find_map(|token| self.check(token))
     }
 
+    /// A protected file a command could put into a directory it writes: for each word of
+    /// `words` (one command's arguments) that is a directory holding protected places (it ends
+    /// in `/` or is one on disk), an entry named after another word (`cp -r agentguard
+    /// ~/.config/` writes `~/.config/agentguard`), or any entry when another word stands for a
+    /// directory's contents (`rsync -a dir/ ~/`, `cp -r dir/. ~/`).
+    pub fn lands_in(&self, words: &[&str]) -> Option<Hit> {
+        // Option values count as words: `--target-directory=DIR`, `-t DIR` (a word of its own).
+        let operands: Vec<&str> = words
+            .iter()
+            .filter_map(|word| match word.strip_prefix('-') {
+                Some(option) => option.split_once('=').map(|(_, value)| value),
+                None => Some(*word),
+            })
+            .filter(|word| !word.is_empty() && !is_dynamic(word))
+            .collect();
+        let places = self.on_disk();
+        for (index, written) in operands.iter().enumerate() {
+            let Some(absolute) = self.absolute(written) else {
+                continue;
+            };
+            // One stat for most words (files); the real path only for a directory.
+            let is_dir = written.ends_with('/') || written.ends_with("/.") || absolute.is_dir();
+            if !is_dir {
+                continue;
+            }
+            let path = normalize(&absolute);
+            let real = real_path(&absolute);
+            let holds = places.place_inside(&path);
+            let Some(inside) = holds.or_else(|| places.place_inside(&real)) else {
+                continue;
+            };
+            for (other_index, other) in operands.iter().enumerate() {
+                if other_index == index {
+                    continue;
+                }
+                if other.ends_with('/') || other.ends_with("/.") {
+                    return Some(inside);
+                }
+                let Some(name) = Path::new(other).file_name() else {
+                    continue;
+                };
+                for dir in [&path, &real] {
+                    let landing = dir.join(name);
+                    let hit = places
+                        .check_path(&landing)
+                        .or_else(|| places.place_inside(&landing));
+                    if hit.is_some() {
+                        return hit;
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// `written` as an absolute, normalized path; None for what cannot name a file.
     fn resolve(&self, written: &str) -> Option<PathBuf> {
+        self.absolute(written).map(|path| normalize(&path))
+    }
+
+    /// `written` as an absolute path, its `..` kept (after a symlink, the kernel takes `..`
+    /// from where the link leads, not lexically).
+    fn absolute(&self, written: &str) -> Option<PathBuf> {
         let written = written.trim();
         if written.is_empty() || written.starts_with('-') && !written.contains('/') {
             return None;
@@ -201,7 +411,7 @@ impl Protected {
             (None, _) if written.starts_with('/') => PathBuf::from(written),
             (None, _) => self.cwd.join(written),
         };
-        Some(normalize(&path))
+        Some(path)
     }
 }
 
@@ -222,23 +432,156 @@ impl Protected {
                 ["file_path", "notebook_path", "path"]
                     .iter()
                     .filter_map(|name| field(name))
-                    .find_map(|path| self.check(path))
+                    .find_map(|path| self.check_on_disk(path))
             }
             "apply_patch" => ["command", "input", "patch"]
                 .iter()
                 .filter_map(|name| field(name))
                 .flat_map(patch_files)
-                .find_map(|path| self.check(path)),
+                .find_map(|path| self.check_on_disk(path)),
             _ => match analysis {
-                Some(Ok(analysis)) => analysis.argvs().find_map(guard_command).or_else(|| {
-                    analysis
-                        .write_targets()
-                        .into_iter()
-                        .find_map(|target| self.find_in_text(target))
-                }),
+                Some(Ok(analysis)) => analysis
+                    .argvs()
+                    .find_map(guard_command)
+                    .or_else(|| self.shell_writes(analysis)),
                 _ => command.and_then(|command| self.find_in_text(command)),
             },
         }
+    }
+
+    /// The protected file a parsed shell command would write: a write target naming one (in
+    /// its text, on disk, or as far as a run-time path is known), or a command putting one into
+    /// a directory (see [`Protected::lands_in`]).
+    fn shell_writes(&self, analysis: &crate::shell::CommandAnalysis) -> Option<Hit> {
+        let targets = analysis.write_targets();
+        let hit = targets.iter().find_map(|target| {
+            self.find_in_text(target)
+                .or_else(|| self.check_dynamic(target))
+                .or_else(|| is_path_word(target).then(|| self.check_on_disk(target))?)
+        });
+        if hit.is_some() {
+            return hit;
+        }
+        // The commands whose arguments are write targets (the shell lists every argument of a
+        // program not known to only read).
+        let written: std::collections::HashSet<&str> = targets.iter().copied().collect();
+        analysis.argvs().find_map(|argv| {
+            let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+            let writes = words.len() > 1 && words.iter().all(|word| written.contains(word));
+            writes.then(|| self.lands_in(&words))?
+        })
+    }
+}
+
+/// Claude Code's settings files: `settings.json`, `settings.local.json`, ...
+fn is_claude_settings_name(name: &str) -> bool {
+    name.starts_with("settings") && name.ends_with(".json")
+}
+
+/// A word whose value is only known at run time: a parameter or command substitution left in
+/// the text by the shell analysis (`$HOME` and `${HOME}` at the start are resolved, not run-time).
+fn is_dynamic(word: &str) -> bool {
+    let rest = ["$HOME", "${HOME}"]
+        .iter()
+        .find_map(|home| word.strip_prefix(home))
+        .unwrap_or(word);
+    rest.contains('$') || rest.contains('`')
+}
+
+/// A word that may be a path to look up on disk: not an option, not code or a message.
+fn is_path_word(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with('-')
+        && word.len() <= 4096
+        && !word.contains(['\n', '\0'])
+        && !is_dynamic(word)
+}
+
+/// `path` (absolute) with every symlink of its longest existing part resolved (and a `..`
+/// after a symlink taken from where the link leads); the part that does not exist yet is kept
+/// as written. The path, normalized, where nothing of it can be resolved.
+fn real_path(path: &Path) -> PathBuf {
+    Resolved::default().real_path(path)
+}
+
+/// What the file system said about paths already looked at, for resolving several paths that
+/// share parents (one `lstat` per component, not a `realpath` per attempt).
+#[derive(Default)]
+struct Resolved(Vec<(PathBuf, Entry)>);
+
+#[derive(Clone)]
+enum Entry {
+    Missing,
+    Link(PathBuf),
+    Other,
+}
+
+/// Symlinks followed for one path before it is taken as written (the kernel's limit).
+const MAX_LINKS: usize = 40;
+
+impl Resolved {
+    fn entry(&mut self, path: &Path) -> Entry {
+        // Byte equality: the walk builds every path the same way (Path's `==` compares
+        // component by component, many times slower).
+        let bytes = path.as_os_str().as_encoded_bytes();
+        if let Some((_, known)) = self
+            .0
+            .iter()
+            .find(|(seen, _)| seen.as_os_str().as_encoded_bytes() == bytes)
+        {
+            return known.clone();
+        }
+        let entry = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => match std::fs::read_link(path) {
+                Ok(target) => Entry::Link(target),
+                Err(_) => Entry::Missing,
+            },
+            Ok(_) => Entry::Other,
+            Err(_) => Entry::Missing,
+        };
+        self.0.push((path.to_path_buf(), entry.clone()));
+        entry
+    }
+
+    /// See [`real_path`]: component by component, following each symlink, `..` taken from
+    /// where the walk is; past a missing component the rest is lexical.
+    fn real_path(&mut self, path: &Path) -> PathBuf {
+        let mut out = PathBuf::from("/");
+        let mut queue: std::collections::VecDeque<PathBuf> = path
+            .components()
+            .map(|c| PathBuf::from(c.as_os_str()))
+            .collect();
+        let (mut links, mut missing) = (0, false);
+        while let Some(part) = queue.pop_front() {
+            match part.components().next() {
+                Some(Component::RootDir) => out = PathBuf::from("/"),
+                Some(Component::ParentDir) => {
+                    out.pop();
+                }
+                Some(Component::Normal(name)) => {
+                    out.push(name);
+                    if missing {
+                        continue;
+                    }
+                    match self.entry(&out) {
+                        Entry::Missing => missing = true,
+                        Entry::Other => {}
+                        Entry::Link(target) => {
+                            links += 1;
+                            if links > MAX_LINKS {
+                                return normalize(path);
+                            }
+                            out.pop();
+                            for part in target.components().rev() {
+                                queue.push_front(PathBuf::from(part.as_os_str()));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 }
 
@@ -457,6 +800,126 @@ mod tests {
             "notagentguard trust",
         ] {
             assert_eq!(guard_command(&argv(line)), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_path_known_only_at_run_time_is_held_when_what_is_known_names_a_protected_file() {
+        let p = protected();
+        for written in [
+            "$D/settings.json",
+            "${CLAUDE_DIR}/settings.local.json",
+            "$(dirname $0)/.agentguard.toml",
+            "`pwd`/hooks.json",
+            "${XDG_CONFIG_HOME:-$HOME/.config}/agentguard/config.toml",
+            "$XDG_DATA_HOME/agentguard/logs/today.jsonl",
+            "$S/trust.json",
+        ] {
+            assert!(p.check_dynamic(written).is_some(), "{written}");
+        }
+        for written in [
+            "$OUT",
+            "\"$OUT\"",
+            "$D/report.json",
+            "$D/",
+            "$HOME/notes.txt",
+            "settings.json",
+            "$D/agentguard",
+            "out-$N.log",
+        ] {
+            assert_eq!(p.check_dynamic(written), None, "{written}");
+        }
+    }
+
+    /// A temporary tree: `home/` with `.claude/agents/`, `.config/`, a dotfiles checkout, and
+    /// `home/proj` as the cwd, with links into the protected places.
+    fn on_disk() -> (tempfile::TempDir, Protected) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        for sub in [
+            ".claude/agents",
+            ".config",
+            "dotfiles/codex",
+            "proj/src",
+            "evil",
+        ] {
+            std::fs::create_dir_all(home.join(sub)).unwrap();
+        }
+        std::os::unix::fs::symlink(home.join(".claude"), home.join("proj/claude-link")).unwrap();
+        std::os::unix::fs::symlink(home.join(".claude/agents"), home.join("proj/agents")).unwrap();
+        std::os::unix::fs::symlink(home.join("dotfiles/codex"), home.join(".codex")).unwrap();
+        // Relative, and a link to a link.
+        std::os::unix::fs::symlink("../.claude", home.join("proj/rel-link")).unwrap();
+        std::os::unix::fs::symlink("rel-link", home.join("proj/link-to-link")).unwrap();
+        let p = Protected::new(
+            Some(home.clone()),
+            home.join("proj"),
+            Some(home.join(".config/agentguard/config.toml")),
+            Some(home.join(".config/agentguard")),
+            Some(home.join(".local/state/agentguard")),
+            vec![home.join(".local/share/agentguard")],
+            Some(home.join(".claude")),
+            Some(home.join(".codex")),
+        );
+        (dir, p)
+    }
+
+    #[test]
+    fn symlinks_into_protected_places_and_protected_places_that_are_links_are_followed() {
+        let (dir, p) = on_disk();
+        let home = dir.path().join("home");
+        for written in [
+            "claude-link/settings.json",
+            "agents/../settings.local.json",
+            "./claude-link",
+            "rel-link/settings.json",
+            "link-to-link/settings.local.json",
+        ] {
+            assert_eq!(p.check(written), None, "lexically {written} is elsewhere");
+            assert!(p.check_on_disk(written).is_some(), "{written}");
+        }
+        // `~/.codex` links to a dotfiles checkout: its real path is protected too.
+        let real = home.join("dotfiles/codex/hooks.json");
+        assert_eq!(
+            p.check_on_disk(real.to_str().unwrap()).unwrap().what,
+            CODEX_SETTINGS
+        );
+        for written in ["agents/reviewer.md", "src/main.rs", "new/dir/file.txt"] {
+            assert_eq!(p.check_on_disk(written), None, "{written}");
+        }
+    }
+
+    #[test]
+    fn what_a_command_puts_into_a_directory_holding_protected_places_is_checked() {
+        let (dir, p) = on_disk();
+        let home = dir.path().join("home");
+        let home = home.to_str().unwrap();
+        let held = |words: &[&str]| p.lands_in(words);
+        let config = format!("{home}/.config");
+        let config_slash = format!("{home}/.config/");
+        let home_slash = format!("{home}/");
+        for words in [
+            vec!["-r", "agentguard", config_slash.as_str()],
+            vec!["-r", "x/agentguard", config.as_str()],
+            vec!["-t", config.as_str(), "agentguard"],
+            vec!["--target-directory=~/.config", "agentguard"],
+            vec!["-a", "evil/", home_slash.as_str()],
+            vec!["-r", "evil/.", "~"],
+            vec!["-r", "stuff/.local", "~/"],
+            vec!["new-settings/.claude", "."],
+        ] {
+            assert!(held(&words).is_some(), "{words:?}");
+        }
+        for words in [
+            vec!["x", "./"],
+            vec!["../a", "."],
+            vec!["a.txt", "b.txt"],
+            vec!["notes.md", "~/"],
+            vec!["-p", config.as_str()],
+            vec!["-r", "src/", "build/"],
+            vec!["x", "$D/"],
+        ] {
+            assert_eq!(held(&words), None, "{words:?}");
         }
     }
 

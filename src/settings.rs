@@ -101,11 +101,12 @@ pub fn has_agentguard_hooks(format: Format, text: &str) -> Result<bool, Settings
 
 /// One hook entry of ours in a settings text: the host's event key, as written (any key under
 /// `hooks`, so doctor also sees an entry of ours under an event agentguard does not install),
-/// and its command.
+/// its command, and the matcher of its group (which tools a PreToolUse hook sees).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookEntry {
     pub event: String,
     pub command: String,
+    pub matcher: Option<String>,
 }
 
 /// agentguard's hook entries in a settings text, in file order; an error (with line and column
@@ -593,9 +594,13 @@ mod json {
             for (g, h) in find_ours(text, &event.value) {
                 let path = [Step::Index(g), Step::Key("hooks"), Step::Index(h)];
                 if let Some(command) = at(&event.value, &path).and_then(|n| command_of(text, n)) {
+                    let matcher = at(&event.value, &[Step::Index(g), Step::Key("matcher")])
+                        .and_then(|n| n.value(text))
+                        .and_then(|v| v.as_str().map(String::from));
                     entries.push(HookEntry {
                         event: event.key.clone(),
                         command,
+                        matcher,
                     });
                 }
             }
@@ -876,9 +881,15 @@ mod toml {
                     .and_then(|hook| hook.get("command"))
                     .and_then(Item::as_str);
                 if let Some(command) = command {
+                    let matcher = groups
+                        .get(g)
+                        .and_then(|group| group.get("matcher"))
+                        .and_then(Item::as_str)
+                        .map(String::from);
                     entries.push(HookEntry {
                         event: event.to_string(),
                         command: command.to_string(),
+                        matcher,
                     });
                 }
             }

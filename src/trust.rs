@@ -76,7 +76,7 @@ fn rule_of(key: &str) -> (Rule, Option<f64>, &'static str) {
 }
 
 /// A key of an untrusted file that was not applied.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ignored {
     /// Dotted (`judge.backend`, `detectors[commit].enabled`).
     pub key: String,

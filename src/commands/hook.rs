@@ -123,9 +123,9 @@ fn load(input: &HookInput) -> std::result::Result<(Config, Detectors, Vec<String
     })
     .map_err(|err| err.message)?;
     let messages: Vec<String> = loaded.notes.iter().map(|note| note.message()).collect();
-    // Looking up the state dir costs as much as the rest of this: only when there is a note.
+    // The state dir as the load looked it up, only when there is a note to remember.
     let sessions = (!messages.is_empty())
-        .then(crate::paths::state_dir)
+        .then_some(loaded.state)
         .flatten()
         .map(|d| d.join("sessions"));
     let unseen = notices::unseen(sessions.as_deref(), input.session_id.as_deref(), messages);

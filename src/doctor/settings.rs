@@ -202,6 +202,20 @@ pub fn check_settings_scope(
             if failure.is_none() {
                 failure = problem;
             }
+            // An older install's matcher leaves tools out (MCP tools before they were added);
+            // a group without one sees every tool.
+            let wanted = scope.host.pre_tool_matcher();
+            if event == hosts::event_key(hosts::HookEvent::PreTool)
+                && let Some(matcher) = entry.matcher.as_deref().filter(|m| *m != wanted)
+            {
+                warnings.push((
+                    format!(
+                        "the PreToolUse hook in {path} matches `{matcher}`, not `{wanted}`: the \
+                         tool calls it leaves out (MCP tools, say) reach no guard"
+                    ),
+                    install.clone(),
+                ));
+            }
             programs.insert(prog);
             events.insert(entry.event);
         }

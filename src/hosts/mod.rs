@@ -40,7 +40,6 @@ impl Host {
     pub fn pre_tool_matcher(self) -> &'static str {
         match self {
             Host::Claude => CLAUDE_PRE_TOOL_MATCHER,
-            // Codex's PreToolUse matches the tool names `Bash`, `apply_patch` and MCP tools.
             Host::Codex => CODEX_PRE_TOOL_MATCHER,
         }
     }
@@ -97,8 +96,10 @@ pub const PRE_TOOL_TIMEOUT_SECS: i64 = 30;
 /// reads a matcher of plain names as a list and anything else as an unanchored JavaScript
 /// regex, so the regex is anchored: `Write` must not match `TodoWrite`.
 pub const CLAUDE_PRE_TOOL_MATCHER: &str = "^(Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.+)$";
-/// The Codex tools that can write or run commands.
-pub const CODEX_PRE_TOOL_MATCHER: &str = "Bash|apply_patch";
+/// The Codex tools that can write or run commands, and every MCP tool: Codex 0.171.0 sends
+/// PreToolUse for each MCP call (nested in its code-mode `exec` tool too) with the tool name
+/// `mcp__<server>__<tool>`. Anchored like Claude's, so only these names match.
+pub const CODEX_PRE_TOOL_MATCHER: &str = "^(Bash|apply_patch|mcp__.+)$";
 
 /// One hook entry agentguard wants in a settings file.
 #[derive(Debug, Clone, PartialEq, Eq)]

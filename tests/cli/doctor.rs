@@ -277,6 +277,60 @@ fn a_codex_hook_without_the_codex_host_fails() {
     assert!(message(&report, "settings.codex.user").contains("--host claude"));
 }
 
+/// A hook installed by an older agentguard, whose matcher leaves MCP tools out, is named with
+/// the install that brings it up to date; install then writes the current matcher.
+#[test]
+fn a_pre_tool_matcher_that_leaves_tools_out_warns_with_the_install_fix() {
+    let env = Env::new();
+    env.write_config(RULES);
+    for (host, file, id, old) in [
+        (
+            "codex",
+            ".codex/hooks.json",
+            "settings.codex.user",
+            "Bash|apply_patch",
+        ),
+        (
+            "claude",
+            ".claude/settings.json",
+            "settings.claude.user",
+            "Bash|Edit|Write|MultiEdit|NotebookEdit",
+        ),
+    ] {
+        install(&env, &["--host", host]);
+        let path = env.home().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let wanted = match host {
+            "codex" => agentguard::hosts::CODEX_PRE_TOOL_MATCHER,
+            _ => agentguard::hosts::CLAUDE_PRE_TOOL_MATCHER,
+        };
+        assert!(text.contains(wanted), "{text}");
+        let (_, report) = doctor(&env, &[]);
+        assert_eq!(status(&report, id), "ok", "{report:#}");
+        std::fs::write(&path, text.replace(wanted, old)).unwrap();
+        let (code, report) = doctor(&env, &[]);
+        assert_eq!(code, 0, "a warning: {report:#}");
+        assert_eq!(status(&report, id), "warn", "{report:#}");
+        let check = check(&report, id);
+        let said = check["message"].as_str().unwrap();
+        assert!(
+            said.contains(&format!("matches `{old}`")) && said.contains("MCP tools"),
+            "{said}"
+        );
+        assert!(
+            check["fix"]
+                .as_str()
+                .unwrap()
+                .contains("agentguard install"),
+            "{check}"
+        );
+        install(&env, &["--host", host]);
+        assert!(std::fs::read_to_string(&path).unwrap().contains(wanted));
+        let (_, report) = doctor(&env, &[]);
+        assert_eq!(status(&report, id), "ok", "{report:#}");
+    }
+}
+
 #[test]
 fn a_malformed_settings_file_fails_naming_line_and_column() {
     let env = Env::new();

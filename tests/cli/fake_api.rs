@@ -553,12 +553,28 @@ pub struct FakeOpenAi {
     routes: Arc<Mutex<Vec<ResponsesRoute>>>,
 }
 
-/// One scripted Responses API turn of a coding session: assistant text, or a call of Codex's
-/// shell tool (`exec_command` with `{"cmd": ...}`, as Codex 0.171.0 offers it).
+/// One scripted Responses API turn of a coding session: assistant text, a call of Codex's
+/// shell tool (`exec_command` with `{"cmd": ...}`, as Codex 0.171.0 offers it), or a call of
+/// any other tool the request offered, by name.
 #[derive(Debug, Clone)]
 pub enum ResponsesTurn {
     Text(String),
-    Shell { call_id: String, command: String },
+    Shell {
+        call_id: String,
+        command: String,
+    },
+    Call {
+        call_id: String,
+        name: String,
+        arguments: Value,
+    },
+    /// A freeform (custom) tool call: Codex's code-mode `exec` takes JavaScript that calls the
+    /// nested tools (`await tools.mcp__docs__search({...})`).
+    Custom {
+        call_id: String,
+        name: String,
+        input: String,
+    },
 }
 
 static CALL_IDS: AtomicUsize = AtomicUsize::new(1);
@@ -571,10 +587,42 @@ impl ResponsesTurn {
     /// A shell call with a fresh `call_…` id.
     pub fn shell(command: &str) -> Self {
         ResponsesTurn::Shell {
-            call_id: format!("call_fake{:06}", CALL_IDS.fetch_add(1, Ordering::SeqCst)),
+            call_id: fresh_call_id(),
             command: command.to_string(),
         }
     }
+
+    /// A call of the tool `name` with `arguments`, with a fresh `call_…` id.
+    pub fn call(name: &str, arguments: Value) -> Self {
+        ResponsesTurn::Call {
+            call_id: fresh_call_id(),
+            name: name.to_string(),
+            arguments,
+        }
+    }
+
+    /// A freeform call of the tool `name` with `input`, with a fresh `call_…` id.
+    pub fn custom(name: &str, input: &str) -> Self {
+        ResponsesTurn::Custom {
+            call_id: fresh_call_id(),
+            name: name.to_string(),
+            input: input.to_string(),
+        }
+    }
+
+    /// The call id of a tool call turn.
+    pub fn call_id(&self) -> Option<&str> {
+        match self {
+            ResponsesTurn::Text(_) => None,
+            ResponsesTurn::Shell { call_id, .. }
+            | ResponsesTurn::Call { call_id, .. }
+            | ResponsesTurn::Custom { call_id, .. } => Some(call_id),
+        }
+    }
+}
+
+fn fresh_call_id() -> String {
+    format!("call_fake{:06}", CALL_IDS.fetch_add(1, Ordering::SeqCst))
 }
 
 /// Turns reserved for the `/v1/responses` calls whose body contains `needle`.
@@ -721,14 +769,27 @@ fn scripted_turn(request: &Request, routes: &Mutex<Vec<ResponsesRoute>>) -> Opti
 }
 
 fn responses_turn(turn: &ResponsesTurn) -> Reply {
-    let (call_id, command) = match turn {
+    let (call_id, name, arguments) = match turn {
         ResponsesTurn::Text(text) => return responses_stream(text),
-        ResponsesTurn::Shell { call_id, command } => (call_id, command),
+        ResponsesTurn::Custom {
+            call_id,
+            name,
+            input,
+        } => return custom_call_stream(call_id, name, input),
+        ResponsesTurn::Shell { call_id, command } => (
+            call_id,
+            "exec_command",
+            json!({ "cmd": command }).to_string(),
+        ),
+        ResponsesTurn::Call {
+            call_id,
+            name,
+            arguments,
+        } => (call_id, name.as_str(), arguments.to_string()),
     };
-    let arguments = json!({ "cmd": command }).to_string();
     let item = |arguments: &str, status: &str| {
         json!({"type": "function_call", "id": format!("fc_{call_id}"), "call_id": call_id,
-               "name": "exec_command", "arguments": arguments, "status": status})
+               "name": name, "arguments": arguments, "status": status})
     };
     Reply::sse(&[
         (
@@ -746,6 +807,35 @@ fn responses_turn(turn: &ResponsesTurn) -> Reply {
         (
             "response.output_item.done",
             json!({"type": "response.output_item.done", "output_index": 0, "item": item(&arguments, "completed")}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": "resp_fake", "status": "completed", "usage": {
+                "input_tokens": 12, "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 8, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 20
+            }}}),
+        ),
+    ])
+}
+
+/// A Responses stream whose one output item is a freeform tool call.
+fn custom_call_stream(call_id: &str, name: &str, input: &str) -> Reply {
+    let item = |input: &str, status: &str| {
+        json!({"type": "custom_tool_call", "id": format!("ctc_{call_id}"), "call_id": call_id,
+               "name": name, "input": input, "status": status})
+    };
+    Reply::sse(&[
+        (
+            "response.created",
+            json!({"type": "response.created", "response": {"id": "resp_fake", "status": "in_progress"}}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": item("", "in_progress")}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item(input, "completed")}),
         ),
         (
             "response.completed",

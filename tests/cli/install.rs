@@ -868,7 +868,11 @@ fn codex_uninstall_removes_its_trust_entries_and_the_emptied_hooks_json() {
     for (event, label, matcher) in [
         ("Stop", "stop", None),
         ("SubagentStop", "subagent_stop", None),
-        ("PreToolUse", "pre_tool_use", Some("Bash|apply_patch")),
+        (
+            "PreToolUse",
+            "pre_tool_use",
+            Some(agentguard::hosts::CODEX_PRE_TOOL_MATCHER),
+        ),
     ] {
         let handler = &hooks["hooks"][event][0]["hooks"][0];
         let hash = codex_hash(

@@ -409,6 +409,169 @@ fn a_detector_that_does_not_build_falls_back_too() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// What an untrusted file comes to is cached in the state dir
+
+/// The cache entries in the state dir.
+fn cache_entries(env: &Env) -> Vec<PathBuf> {
+    let dir = env.home().join(".local/state/agentguard/trust-cache");
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    entries.sort();
+    entries
+}
+
+/// The one cache entry, with `agent_type` added to its read-only agent types as a probe: a
+/// hook that reads the entry treats that type as read-only, one that recomputes does not.
+fn add_probe_type(env: &Env, agent_type: &str) -> PathBuf {
+    let entries = cache_entries(env);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let path = entries[0].clone();
+    let mut entry: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    entry["config"]["readonly"]["agent_types"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(agent_type));
+    std::fs::write(&path, entry.to_string()).unwrap();
+    path
+}
+
+/// A `git commit` by `agent_type`, through `program` (the binary under test or a copy).
+fn commit_by(env: &Env, program: &Path, agent_type: &str) -> Option<Value> {
+    use std::io::Write;
+    let payload = json!({"session_id": "s", "cwd": env.project(), "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "git commit -m x"}, "agent_type": agent_type});
+    let mut cmd = env.isolated(program, &["hook", "pre-tool", "--host", "claude"]);
+    cmd.stdin(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    (!output.stdout.is_empty()).then(|| stdout_json(&output))
+}
+
+#[test]
+fn the_restricted_result_is_cached_privately_and_a_bad_entry_is_recomputed() {
+    let env = Env::new();
+    let marker = env.dir.path().join("MARKER");
+    repository_with(
+        &env,
+        &format!(
+            "[pretool]\ndestructive = false\n[judge]\nbackend = \"command\"\n[judge.command]\n\
+             argv = [\"sh\", \"-c\", \"id > {}\"]\n{EVERY_TEXT_DETECTOR}",
+            marker.display()
+        ),
+    );
+    let binary = Path::new(env!("CARGO_BIN_EXE_agentguard"));
+    assert!(cache_entries(&env).is_empty());
+    assert_eq!(decision(&bash(&env, "s1", "rm -rf ~")), Some("ask"));
+    let entries = cache_entries(&env);
+    assert_eq!(entries.len(), 1, "one entry per project file: {entries:?}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&entries[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // From the cache, the same answers: held, judged by nothing the repository names.
+    assert_eq!(decision(&bash(&env, "s1", "rm -rf ~")), Some("ask"));
+    stop(&env, "s1", "All done, tests pass.");
+    assert!(!marker.exists(), "the repository's judge program ran");
+    assert_eq!(cache_entries(&env), entries);
+
+    // The hook reads the entry: a probe type added to it is read-only.
+    let entry = add_probe_type(&env, "cache-probe");
+    assert_eq!(
+        decision(&commit_by(&env, binary, "cache-probe")),
+        Some("deny")
+    );
+    // An entry others may read or write is not ours: ignored, the file restricted again.
+    std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let answer = commit_by(&env, binary, "cache-probe");
+    assert!(
+        answer.is_none() || !reason(&answer).contains("read-only"),
+        "{answer:?}"
+    );
+    assert_eq!(decision(&bash(&env, "s2", "rm -rf ~")), Some("ask"));
+    // A corrupt entry is ignored too, and replaced by a good one.
+    for corrupt in ["garbage", "{\"key\": {}}", ""] {
+        std::fs::write(&entry, corrupt).unwrap();
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let answer = bash(&env, "s2", "rm -rf ~");
+        assert_eq!(decision(&answer), Some("ask"), "{corrupt}: {answer:?}");
+        let rewritten: Value =
+            serde_json::from_str(&std::fs::read_to_string(&entry).unwrap()).unwrap();
+        assert_eq!(rewritten["config"]["pretool"]["destructive"], json!(true));
+    }
+    stop(&env, "s2", "All done, tests pass.");
+    assert!(!marker.exists(), "the repository's judge program ran");
+    // A trusted file is not restricted, hence not cached: its settings apply.
+    trust_yes(&env);
+    assert_eq!(decision(&bash(&env, "s3", "rm -rf ~")), None);
+}
+
+#[test]
+fn a_changed_project_file_user_file_or_binary_recomputes_the_cached_result() {
+    let mut env = Env::new();
+    env.set("AGENTGUARD_ROLE", "read-only");
+    // The project narrows the user's MCP readers to one: it applies only as far as the user
+    // lists that reader.
+    repository_with(&env, "[readonly]\nmcp_readers = [\"mcp__docs__search\"]\n");
+    let call = |env: &Env, tool: &str| {
+        decision(&pre_tool_as(
+            env,
+            "claude",
+            "s",
+            tool,
+            json!({"q": "x"}),
+            None,
+        ))
+        .map(String::from)
+    };
+    assert_eq!(call(&env, "mcp__docs__search").as_deref(), Some("deny"));
+    assert_eq!(call(&env, "mcp__docs__search").as_deref(), Some("deny"));
+    env.write_config("[readonly]\nmcp_readers = [\"mcp__docs__search\", \"mcp__web__fetch\"]\n");
+    assert_eq!(
+        call(&env, "mcp__docs__search"),
+        None,
+        "the new user file counts"
+    );
+    assert_eq!(call(&env, "mcp__web__fetch").as_deref(), Some("deny"));
+    // The project file changed: its new content counts.
+    std::fs::write(
+        project_file(&env),
+        "[readonly]\nmcp_readers = [\"mcp__web__fetch\"]\n",
+    )
+    .unwrap();
+    assert_eq!(call(&env, "mcp__web__fetch"), None);
+    assert_eq!(call(&env, "mcp__docs__search").as_deref(), Some("deny"));
+
+    // Another binary (a rebuild, an install) does not read this one's entry.
+    env.vars.retain(|(key, _)| key != "AGENTGUARD_ROLE");
+    let binary = Path::new(env!("CARGO_BIN_EXE_agentguard"));
+    assert_eq!(decision(&commit_by(&env, binary, "reviewer")), None);
+    add_probe_type(&env, "cache-probe");
+    assert_eq!(
+        decision(&commit_by(&env, binary, "cache-probe")),
+        Some("deny")
+    );
+    let copy = env.bin().join("agentguard-new");
+    std::fs::copy(binary, &copy).unwrap();
+    assert_eq!(decision(&commit_by(&env, &copy, "cache-probe")), None);
+    let entry: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cache_entries(&env)[0]).unwrap()).unwrap();
+    assert!(
+        !entry["config"]["readonly"]["agent_types"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("cache-probe")),
+        "the new binary's own result replaced the entry: {entry}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // The agent cannot edit its guard
 
 /// Tool calls that write each protected file, as (tool, input).
@@ -498,6 +661,110 @@ fn writes_to_every_protected_file_are_held_in_both_hosts_shapes() {
     }
     env.set("AGENTGUARD_ROLE", "read-only");
     for (tool, input) in protected_writes(&env) {
+        let answer = pre_tool_as(&env, "claude", "s", tool, input.clone(), None);
+        assert_eq!(
+            decision(&answer),
+            Some("deny"),
+            "{tool} {input}: {answer:?}"
+        );
+    }
+}
+
+/// The temp HOME with `~/.claude` and `~/.config` present and the project holding a link to
+/// `~/.claude` and one to `~/.claude/agents`.
+fn home_with_links(env: &Env) {
+    let home = env.home();
+    for dir in [".claude/agents", ".config", ".codex"] {
+        std::fs::create_dir_all(home.join(dir)).unwrap();
+    }
+    std::os::unix::fs::symlink(home.join(".claude"), env.project().join("claude-link")).unwrap();
+    std::os::unix::fs::symlink(home.join(".claude/agents"), env.project().join("agents")).unwrap();
+}
+
+#[test]
+fn writes_into_protected_dirs_through_links_and_by_run_time_paths_are_held() {
+    let mut env = Env::new();
+    home_with_links(&env);
+    let bash_input = |command: &str| ("Bash", json!({"command": command}));
+    let writes = vec![
+        // Into a protected directory itself.
+        bash_input("cp x ~/.claude/"),
+        bash_input("mv x ~/.config/agentguard/"),
+        bash_input("cp -r dir ~/.codex"),
+        bash_input("install -t ~/.claude x"),
+        bash_input("tar -C ~/.claude -xf a.tar"),
+        bash_input("rsync a ~/.claude/"),
+        bash_input("ln -s evil ~/.claude/settings.json"),
+        bash_input("cp x .claude"),
+        // Into a directory that holds one.
+        bash_input("cp -r agentguard ~/.config/"),
+        bash_input("mv new/agentguard ~/.config"),
+        bash_input("cp -t ~/.config agentguard"),
+        bash_input("rsync -a template/ ~/"),
+        bash_input("cp -r template/. ~/"),
+        bash_input("cp -r backup/.claude ~/"),
+        bash_input("echo '{}' > claude-link/settings.json"),
+        bash_input("cp x agents/../settings.local.json"),
+        bash_input("echo x > \"$DIR/settings.json\""),
+        bash_input("cp /tmp/h.json $(dirname $CODEX)/hooks.json"),
+        bash_input("tee ${XDG_CONFIG_HOME:-$HOME/.config}/agentguard/config.toml < x"),
+        (
+            "Write",
+            json!({"file_path": "claude-link/settings.json", "content": "{}"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": env.project().join("agents/../settings.json"),
+                   "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "apply_patch",
+            json!({"command": "*** Begin Patch\n*** Add File: claude-link/settings.local.json\n+{}\n*** End Patch\n"}),
+        ),
+    ];
+    for (tool, input) in &writes {
+        let claude = pre_tool_as(&env, "claude", "s", tool, input.clone(), None);
+        assert_eq!(decision(&claude), Some("ask"), "{tool} {input}: {claude:?}");
+        assert!(
+            reason(&claude).contains("does not edit its own guard"),
+            "{claude:?}"
+        );
+        let codex = pre_tool_as(&env, "codex", "s", tool, input.clone(), None);
+        assert_eq!(decision(&codex), Some("deny"), "{tool} {input}: {codex:?}");
+    }
+    let answer = bash(&env, "s", "cp -r agentguard ~/.config/");
+    assert!(
+        reason(&answer).contains(&format!(
+            "write {}",
+            env.home().join(".config/agentguard").display()
+        )),
+        "the message names what would land: {answer:?}"
+    );
+    // Ordinary writes stay open: run-time paths that name nothing protected, copies into the
+    // project or home that cannot land a protected file, a link to a place that is not.
+    for command in [
+        "echo x > \"$OUT\"",
+        "cp build/app \"$DEST/\"",
+        "cp ../a.txt .",
+        "cp -r ../lib ./vendor/",
+        "cp notes.md ~/",
+        "mkdir -p ~/.config/other",
+        "echo x > agents/reviewer.md",
+    ] {
+        let answer = bash(&env, "s", command);
+        assert_eq!(decision(&answer), None, "{command}: {answer:?}");
+    }
+    let answer = pre_tool_as(
+        &env,
+        "claude",
+        "s",
+        "Write",
+        json!({"file_path": "agents/reviewer.md", "content": "x"}),
+        None,
+    );
+    assert_eq!(decision(&answer), None, "{answer:?}");
+    env.set("AGENTGUARD_ROLE", "read-only");
+    for (tool, input) in &writes {
         let answer = pre_tool_as(&env, "claude", "s", tool, input.clone(), None);
         assert_eq!(
             decision(&answer),

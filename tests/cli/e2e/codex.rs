@@ -216,10 +216,7 @@ fn call_output(request: &crate::fake_api::Request, call_id: &str) -> String {
 }
 
 fn call_id(turn: &ResponsesTurn) -> String {
-    match turn {
-        ResponsesTurn::Shell { call_id, .. } => call_id.clone(),
-        ResponsesTurn::Text(_) => unreachable!("a shell turn"),
-    }
+    turn.call_id().expect("a tool call turn").to_string()
 }
 
 fn doctor_trust(env: &Env) -> Value {
@@ -487,4 +484,103 @@ fn input_texts(request: &crate::fake_api::Request) -> String {
         .filter_map(|part| part["text"].as_str().map(String::from))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+// --- MCP: Codex sends MCP tool calls to the hook through the installed matcher -------------
+
+/// Codex 0.171.0 offers MCP tools to the model inside its code-mode `exec` tool; each nested
+/// call reaches PreToolUse as `mcp__<server>__<tool>`. Through the matcher `install` writes, a
+/// read-only role runs the MCP tool the user listed in `[readonly] mcp_readers`, the hook
+/// denies the other, and a shell call still reaches the hook through the same matcher.
+#[test]
+fn a_read_only_role_calls_only_the_mcp_tools_the_user_listed() {
+    let Some(mut session) = CodexSession::start() else {
+        return;
+    };
+    let config = session.env.config_file();
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[readonly]\nmcp_readers = [\"mcp__docs__search\"]\n");
+    std::fs::write(&config, text).unwrap();
+    session.env.set("AGENTGUARD_ROLE", "read-only");
+    let project = session.env.project();
+    let mut server = AppServer::start(&session);
+    let listed = server.hooks(&project);
+    server.trust(&listed);
+    drop(server);
+
+    let calls = session.env.dir.path().join("mcp-calls");
+    let mcp = session.env.write("mcp-server.py", super::MCP_SERVER);
+    let prompt = "ZZCODEX-MCP look it up";
+    let script = "const found = await tools.mcp__docs__search({q: \"hooks\"});\n\
+                  text(JSON.stringify(found));\n\
+                  const published = await tools.mcp__docs__publish({q: \"hooks\"});\n\
+                  text(JSON.stringify(published));\n";
+    let exec = ResponsesTurn::custom("exec", script);
+    let touch = ResponsesTurn::shell("touch mcp-ran");
+    let (exec_id, touch_id) = (call_id(&exec), call_id(&touch));
+    session.fake.push_when(prompt, exec);
+    session.fake.push_when(prompt, touch);
+    session
+        .fake
+        .push_when(prompt, ResponsesTurn::text("Looked it up."));
+    let command = "mcp_servers.docs.command=\"/usr/bin/python3\"".to_string();
+    let args = format!(
+        "mcp_servers.docs.args=[{:?}, {:?}]",
+        mcp.display().to_string(),
+        calls.display().to_string()
+    );
+    let out = session.exec(prompt, &["-c", &command, "-c", &args]);
+    assert_eq!(out.code, Some(0), "{}", out.output());
+
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap_or_default(),
+        "search\n",
+        "the listed reader ran, the other MCP tool did not"
+    );
+    assert!(!project.join("mcp-ran").exists(), "touch did not run");
+    let requests = session.fake.requests_with(prompt);
+    assert_eq!(requests.len(), 3, "{}", out.output());
+    let exec_output = custom_call_output(&requests[1], &exec_id);
+    assert!(exec_output.contains("MCP-RESULT search"), "{exec_output}");
+    assert!(
+        exec_output.contains("Tool call blocked by PreToolUse hook")
+            && exec_output.contains("not listed in [readonly] mcp_readers"),
+        "{exec_output}"
+    );
+    let touch_output = call_output(&requests[2], &touch_id);
+    assert!(
+        touch_output.contains("Command blocked by PreToolUse hook"),
+        "{touch_output}"
+    );
+    let records = session.decisions();
+    let pre: Vec<String> = super::of_event(&records, "PreToolUse")
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["tool"].as_str().unwrap_or_default(),
+                r["action"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        pre,
+        [
+            "mcp__docs__search allow",
+            "mcp__docs__publish deny",
+            "Bash deny"
+        ],
+        "{records:#?}"
+    );
+}
+
+/// The output Codex sent back to the model for the freeform call `call_id`, as text.
+fn custom_call_output(request: &crate::fake_api::Request, call_id: &str) -> String {
+    request.body["input"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|item| item["type"] == "custom_tool_call_output" && item["call_id"] == call_id)
+        .map(|item| item["output"].to_string())
+        .unwrap_or_else(|| panic!("no output for {call_id} in {}", request.body))
 }
