@@ -494,7 +494,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
     format!(
         "AssignmentSpec {{ password_words: {}, secret_words: {}, secret_keys: {}, key_qualifiers: {}, \
          non_secret_tails: {}, non_secret_words: {}, stop_values: {}, placeholder_words: {}, \
-         min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {} }}",
+         min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {}, prose_copulas: {} }}",
         strings(&spec.password_words),
         strings(&spec.secret_words),
         strings(&spec.secret_keys),
@@ -507,6 +507,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
         spec.min_secret_length,
         spec.min_entropy,
         strings(&spec.prose_connectors),
+        strings(&spec.prose_copulas),
     )
 }
 

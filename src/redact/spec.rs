@@ -49,6 +49,11 @@ pub struct AssignmentSpec {
     /// "lautet", "est", "là", "は", "是"), in any language; matched ASCII case-insensitively.
     #[serde(default)]
     pub prose_connectors: Vec<String>,
+    /// The verbs that end a phrase qualifying a password word in prose ("the password FOR THE
+    /// STAGING DATABASE is …", "Passwort für den Server lautet …"): after up to a few words
+    /// of qualifier, one of these (or a word ending with `:`) introduces the value.
+    #[serde(default)]
+    pub prose_copulas: Vec<String>,
 }
 
 #[derive(Deserialize)]

@@ -1262,6 +1262,17 @@ const ASSIGNMENT_LEAKS: &[&str] = &[
     "Cookie: sessionid=«{l32}»; theme=dark",
     "Set-Cookie: connect.sid=«s%3A{a24}.{a20}»; Path=/; HttpOnly",
     "aws_secret_access_key = «{b40}»",
+    // A value may start with a sigil when what follows is no name.
+    "[client]\npassword=«@Vb8,~qLr?Zt3e»",
+    // Connection strings: the value ends at the next `;Key=` pair, inside the string too.
+    r#"new SqlConnection("Server=tcp:db,1433;User ID=app;Password=«Qz*8k.2t6*@qJ!C4J»;Encrypt=True;")"#,
+    r#"<add name="D" connectionString="Server=s;User Id=a;Password=«:,:d*m.tT#~D4*96B»;Trust=True" />"#,
+    "jdbc:sqlserver://h:1433;databaseName=x;user=sa;password=«Pq7!zR2#kL9m»;encrypt=true",
+    r#""Host=db;Username=app;Password=«Wx4$kP9qLm2Z»""#,
+    // A key that only says "key" holds a secret when the value is unmistakably generated;
+    // template-like pairs of bytes inside it (`%(`, `${%`) are no template.
+    "define( 'LOGGED_IN_KEY', '«{a20}&z;RT|Vz$x[8X:f||B8%[LH4»' );",
+    "define( 'NONCE_SALT', '«$*q:@WD6+1zB^EdJ5s)lgb%(e{%/i{Ea:m;;8K!O/P.F#a,4_+»' );",
 ];
 
 #[test]
@@ -1364,6 +1375,15 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "git push -u origin main && docker run -u 1000:1000 img",
     "curl -u username:password https://localhost:9200",
     "stringData:\n  password: ENC[AES256_GCM,data:{b16}=,iv:{b43}=,tag:{b22}==,type:str]",
+    // Sigils before names are code; keys that only say "key" hold names, digests and ids.
+    "token = @current_user.token",
+    "password = !isEmpty",
+    "cache_key = \"{h32}\"",
+    "idempotency_key: {uuid}",
+    "primary_key = \"users_pkey\"",
+    "sort_key: createdAtTimestampIndexKey",
+    "key: tls.crt",
+    "DB_PASSWORD=${DB_PASSWORD};Server=db",
 ];
 
 #[test]
@@ -1531,11 +1551,31 @@ fn passwords_in_prose_are_redacted_in_many_languages() {
         "비밀번호는 «{a14}»",
         "mật khẩu là «{a14}»",
         "the password is \"«{a14}»\"",
+        // A phrase qualifying the word, then a copula or a colon.
+        "The password for the reporting replica is «{a14}», user `ro`.",
+        "A senha do servidor de testes é «{a14}» e o usuário é `qa`.",
+        "Le mot de passe du compte de service est “«{a14}»” pour l'instant.",
+        "La contraseña de la base de datos de pruebas es: «{a14}»",
+        "Das Passwort für den Build-Server lautet «{a14}», Benutzer ist `ci`.",
+        "Пароль от почтового ящика: «{a14}» (логин `bot`).",
+        "รหัสผ่านของเซิร์ฟเวอร์ทดสอบ คือ «{a14}» ครับ",
+        "Mật khẩu của máy chủ thử nghiệm là «{a14}».",
+        "The staging database password is `«{a14}»` — found in the wiki.",
     ];
     for (seed, template) in sentences.iter().enumerate() {
         let (text, expected) = expand(template, "prose-password", 700 + seed as u64);
         assert_eq!(redactor().redact(&text).text, expected, "{text}");
     }
+    // French guillemets (the templates' own markers, so spelled out here).
+    let (value, _) = expand("{a14}", "prose-password", 799);
+    assert_eq!(
+        redactor()
+            .redact(&format!(
+                "le mot de passe de recette est « {value} » (compte `qa`)"
+            ))
+            .text,
+        "le mot de passe de recette est « [REDACTED:prose-password] » (compte `qa`)"
+    );
 }
 
 #[test]
@@ -1557,6 +1597,10 @@ fn prose_about_passwords_without_one_stays() {
         "the password is user-defined",
         "set the password to $PGPASSWORD",
         "passwordless login is enabled",
+        "The password for the admin account is stored in 1Password.",
+        "The password field is required when the user is Admin123.",
+        "the password policy for new accounts is documented in SECURITY.md",
+        "Your password must be 12 characters long; the token is rotated daily.",
     ] {
         assert_eq!(redactor().redact(text).text, text);
     }
