@@ -1045,6 +1045,7 @@ fn looks_like_code(value: &[u8]) -> bool {
                     && (part[0].is_ascii_alphabetic() || part[0] == b'_')
                     && part.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
                     && digits * 5 < part.len()
+                    && !is_unmistakably_random(part)
             })
         }
         _ => false,

@@ -12,6 +12,31 @@ use super::*;
 /// (kind, positive template, near-miss template)
 const CASES: &[(&str, &str, &str)] = &[
     (
+        "cli-password-option",
+        "redis-cli -h cache.internal -a «'{a12}:,{a6}'» --no-auth-warning INFO",
+        "redis-cli -h cache.internal -a $REDIS_PASSWORD INFO",
+    ),
+    (
+        "stdin-password",
+        "echo '«{a20}»' | docker login ghcr.io -u bot --password-stdin",
+        "echo \"$CR_PAT\" | docker login ghcr.io -u bot --password-stdin",
+    ),
+    (
+        "powershell-plaintext-secret",
+        "$s = ConvertTo-SecureString \"«{a16}»\" -AsPlainText -Force",
+        "$s = ConvertTo-SecureString $env:SVC_PASSWORD -AsPlainText -Force",
+    ),
+    (
+        "credential-call-password",
+        "$pdo = new PDO('mysql:host=localhost;dbname=shop', 'shop', '«{a10}_q,m%6W»');",
+        "$pdo = new PDO($dsn, $user, $pass);",
+    ),
+    (
+        "credential-pair-argument",
+        r#"server.login(user, "«{a12}!»")"#,
+        "smtp.login(user, password)",
+    ),
+    (
         "docker-login-password",
         "$ docker login -u bob -p «{a20}» registry.example.io",
         "docker login -u bob --password-stdin < token.txt",
@@ -549,6 +574,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "bearer-token",
         "Authorization: Bearer «{u40}»",
         "Authorization: Bearer $TOKEN",
+    ),
+    (
+        "laravel-app-key",
+        "$ php artisan key:generate --show\n«base64:{b43}=»",
+        "data:image/png;base64,{b43}=",
     ),
     (
         "basic-auth",
