@@ -42,7 +42,19 @@ pub(crate) enum Pending {
         base64: bool,
         scalar: Option<(usize, bool)>,
     },
+    /// The secret is the `value` field of what follows: the object opened by
+    /// `"db_password": {` (Terraform's `output -json`), or the entry named by
+    /// `- name: DB_PASSWORD` (a Kubernetes env list). Lines indented at least `min_indent`
+    /// are looked at, `lines_left` of them at most.
+    ValueField {
+        min_indent: usize,
+        class: KeyClass,
+        lines_left: u8,
+    },
 }
+
+/// How many lines after `"db_password": {` or `- name: DB_PASSWORD` may hold its `value`.
+pub(crate) const VALUE_FIELD_REACH: u8 = 8;
 
 /// What the recognizer found at one keyword.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,6 +165,11 @@ impl Grammar {
             return Some(Found::Pending(pending));
         }
         let before = start.checked_sub(1).map(|i| line[i]);
+        // `name: DB_PASSWORD` / `{"Name": "DB_PASSWORD", "Value": "…"}`: the key is the value
+        // of a name field, and the secret is in the `value` field that goes with it.
+        if dashes == 0 && names_an_entry(line, start) {
+            return self.named_entry_value(line, start, end, key);
+        }
         // Most keyword occurrences are no assignment (`next_token(`, `Option<Token>`): look
         // at what follows the key before classifying it.
         if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
@@ -287,6 +304,19 @@ impl Grammar {
             ValueEnds::Anywhere
         };
         let config_line = is_config_line(line, start);
+        // `"db_password": {` ending the line, or `{ "sensitive": true, "value": "…" }`.
+        if line.get(value_at) == Some(&b'{') && *operator != b"=>" {
+            let inside = value_at + 1;
+            if line[inside..].iter().all(|&b| is_blank(b) || b == b'\r') {
+                return Some(Found::Pending(Pending::ValueField {
+                    min_indent: indentation(line) + 1,
+                    class,
+                    lines_left: VALUE_FIELD_REACH,
+                }));
+            }
+            let field = find_value_field(line, inside)?;
+            return self.field_value(line, field, class);
+        }
         if (*operator == b":" || *operator == b"=")
             && let Some(indent) = block_scalar(line, value_at)
         {
@@ -354,6 +384,53 @@ impl Grammar {
             return None;
         }
         (self.plausible(value_text, class, plain_allowed)).then_some(Found::Value(value))
+    }
+
+    /// The value of the entry whose name field holds the secret-like `key` (at `start..end`
+    /// in `line`): on this line after a comma (`"Name": "DB_PASSWORD", "Value": "…"`,
+    /// `ParameterKey=DbPassword,ParameterValue=…`), or on the lines below.
+    fn named_entry_value(
+        &self,
+        line: &[u8],
+        start: usize,
+        end: usize,
+        key: &[u8],
+    ) -> Option<Found> {
+        let class = self.classify_key(key)?;
+        let mut pos = end;
+        if line.get(pos).copied().is_some_and(is_quote) {
+            pos += 1;
+        }
+        pos = skip_blanks(line, pos);
+        if line.get(pos) == Some(&b',') {
+            let field = find_value_field(line, pos + 1)?;
+            return self.field_value(line, field, class);
+        }
+        line[pos..]
+            .iter()
+            .all(|&b| is_blank(b) || b == b'\r')
+            .then(|| {
+                Found::Pending(Pending::ValueField {
+                    min_indent: indentation(line[..start].trim_ascii_end()),
+                    class,
+                    lines_left: VALUE_FIELD_REACH,
+                })
+            })
+    }
+
+    /// The value after a `value` field name that ends at `at` (its closing quote, if any,
+    /// not yet passed): `value: …`, `"value": "…"`, `Value=…`.
+    pub(crate) fn field_value(&self, line: &[u8], at: usize, class: KeyClass) -> Option<Found> {
+        let mut pos = at;
+        if line.get(pos).copied().is_some_and(is_quote) {
+            pos += 1;
+        }
+        pos = skip_blanks(line, pos);
+        if !matches!(line.get(pos), Some(b':' | b'=')) {
+            return None;
+        }
+        let value_at = skip_blanks(line, pos + 1);
+        self.value_at(line, value_at, class, true, ValueEnds::Anywhere, None)
     }
 
     /// Whether `key` (without quotes or dashes) names a secret, and which kind.
@@ -461,7 +538,13 @@ impl Grammar {
             return class == KeyClass::Password && plain && length >= 8;
         }
         match class {
-            KeyClass::Weak => is_unmistakably_random(value),
+            // A value naming a secret (`DbPassword,ParameterValue=…`) is no secret itself.
+            KeyClass::Weak => {
+                is_unmistakably_random(value)
+                    && !words.iter().any(|word| {
+                        self.password_words.contains(word) || self.secret_words.contains(word)
+                    })
+            }
             KeyClass::Password => classes.count() >= 2 || length >= 8,
             KeyClass::Secret if is_long_number => true,
             // Mostly words (`clm00427:AgencyIdentificationCodeContentType`): a name.
@@ -823,6 +906,65 @@ pub(crate) fn is_base64_value(value: &[u8]) -> bool {
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
         && (body_len < value.len() || (classes.lower && classes.upper && classes.digit))
+}
+
+/// The blanks a line starts with.
+fn indentation(line: &[u8]) -> usize {
+    line.iter().take_while(|&&b| is_blank(b)).count()
+}
+
+/// Whether the key starting at `start` is the value of a name field: `name: `, `- name: `,
+/// `"Name": "`, `name = "`, `ParameterKey=`.
+fn names_an_entry(line: &[u8], start: usize) -> bool {
+    let mut pos = start;
+    if pos > 0 && is_quote(line[pos - 1]) {
+        pos -= 1;
+    }
+    while pos > 0 && is_blank(line[pos - 1]) {
+        pos -= 1;
+    }
+    if pos == 0 || !matches!(line[pos - 1], b':' | b'=') {
+        return false;
+    }
+    pos -= 1;
+    while pos > 0 && is_blank(line[pos - 1]) {
+        pos -= 1;
+    }
+    if pos > 0 && is_quote(line[pos - 1]) {
+        pos -= 1;
+    }
+    let name_end = pos;
+    while pos > 0 && line[pos - 1].is_ascii_alphabetic() {
+        pos -= 1;
+    }
+    let name = &line[pos..name_end];
+    name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"parameterkey")
+}
+
+/// Where the name of a `value` field (`value`, `"Value"`, `ParameterValue`) ends in `line`
+/// at or after `from`, when it is one: followed by its quote or blanks and `:`/`=`.
+pub(crate) fn find_value_field(line: &[u8], from: usize) -> Option<usize> {
+    let mut search = from;
+    while let Some(offset) = line[search..]
+        .windows(5)
+        .position(|w| w.eq_ignore_ascii_case(b"value"))
+    {
+        let at = search + offset;
+        let end = at + 5;
+        let before = at.checked_sub(1).map(|i| line[i]);
+        let starts_field = before.is_none_or(|b| !b.is_ascii_alphanumeric() && b != b'_')
+            || line[..at].ends_with(b"Parameter");
+        let mut pos = end;
+        if line.get(pos).copied().is_some_and(is_quote) {
+            pos += 1;
+        }
+        pos = skip_blanks(line, pos);
+        if starts_field && matches!(line.get(pos), Some(b':' | b'=')) {
+            return Some(end);
+        }
+        search = end;
+    }
+    None
 }
 
 /// `token string =` or `token: &str =` at `at`: the position of the `=`.

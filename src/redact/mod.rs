@@ -614,6 +614,69 @@ impl<'r> Scanner<'r> {
                     output.write_all(&text[position + indent + kept.len()..line_end])?;
                     position = line_end;
                 }
+                Pending::ValueField {
+                    min_indent,
+                    class,
+                    lines_left,
+                } => {
+                    if body.is_empty() {
+                        output.write_all(&text[position..line_end])?;
+                        position = line_end;
+                        continue;
+                    }
+                    // Past the entry: dedented, the next list item, the object's end.
+                    if indent < min_indent
+                        || lines_left == 0
+                        || body.starts_with(b"- ")
+                        || body.starts_with(b"}")
+                    {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    let field_end = assign::find_value_field(content, indent).filter(|&end| {
+                        let before_field = &content[indent..end - b"value".len()];
+                        before_field.is_empty() || before_field == b"\""
+                    });
+                    let value = field_end.and_then(|end| {
+                        match grammar.and_then(|g| g.field_value(content, end, class)) {
+                            Some(assign::Found::Value(value)) => Some(value),
+                            _ => None,
+                        }
+                    });
+                    if let Some(value) = value {
+                        self.pending_value = None;
+                        self.write_redacted_line(
+                            text,
+                            position,
+                            value.start,
+                            value.len(),
+                            rule,
+                            output,
+                        )?;
+                        return Ok(position + value.end);
+                    }
+                    if field_end.is_some() {
+                        // The entry's value is there and no secret (`value: ""`, `${X}`).
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    // Another field of the entry is scanned as any line (`"AccessKey": {`
+                    // holds `"SecretAccessKey": …`); a value or block it opens comes first.
+                    self.pending_value = None;
+                    let resumed = self.scan(&text[..line_end], position, output)?;
+                    if self.open_block.is_some() || self.pending_value.is_some() {
+                        return Ok(resumed);
+                    }
+                    self.pending_value = Some((
+                        rule,
+                        Pending::ValueField {
+                            min_indent,
+                            class,
+                            lines_left: lines_left - 1,
+                        },
+                    ));
+                    position = line_end;
+                }
                 Pending::DataMap {
                     indent: map_indent,
                     base64,

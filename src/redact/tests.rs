@@ -581,6 +581,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "data:image/png;base64,{b43}=",
     ),
     (
+        "mysql-dsn-password",
+        "[exporter]\ndsn = exporter:«{a8}@{a8}#x»@(localhost:3306)/",
+        "dsn = exporter:${MYSQL_PASSWORD}@tcp(localhost:3306)/",
+    ),
+    (
         "basic-auth",
         "Authorization: Basic «{b24}»",
         r#"WWW-Authenticate: Basic realm="api""#,
@@ -1303,6 +1308,14 @@ const ASSIGNMENT_LEAKS: &[&str] = &[
     // template-like pairs of bytes inside it (`%(`, `${%`) are no template.
     "define( 'LOGGED_IN_KEY', '«{a20}&z;RT|Vz$x[8X:f||B8%[LH4»' );",
     "define( 'NONCE_SALT', '«$*q:@WD6+1zB^EdJ5s)lgb%(e{%/i{Ea:m;;8K!O/P.F#a,4_+»' );",
+    // The `value` field of an object or entry named by a secret-like key.
+    r#"  "db_admin_password": { "sensitive": true, "value": "«{a12}@=,w&m~N»" }"#,
+    "{\n  \"db_password\": {\n    \"sensitive\": true,\n    \"type\": \"string\",\n    \"value\": \"«{a20}»\"\n  },\n  \"region\": {\n    \"value\": \"eu-west-1\"\n  }\n}",
+    "env:\n- name: LOG_LEVEL\n  value: debug\n- name: DB_PASSWORD\n  value: \"«{a16}»\"\n- name: NEXT\n  value: plainvalue",
+    r#"[{"name": "DB_PASSWORD", "value": "«{a16}»"}, {"name": "PORT", "value": "8080"}]"#,
+    "aws cloudformation deploy --parameter-overrides ParameterKey=DbPassword,ParameterValue=«{a16}»",
+    // The other fields of such an object are scanned as any line.
+    "{\n  \"AccessKey\": {\n    \"UserName\": \"ci\",\n    \"SecretAccessKey\": \"«{b40}»\",\n    \"Status\": \"Active\"\n  }\n}",
 ];
 
 #[test]
@@ -1414,6 +1427,10 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "sort_key: createdAtTimestampIndexKey",
     "key: tls.crt",
     "DB_PASSWORD=${DB_PASSWORD};Server=db",
+    "- name: password\n  description: the user's password\n  required: true",
+    "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
+    "password_policy = { min_length = 12 }",
+    r#""api_token": { "sensitive": true, "value": "${var.api_token}" }"#,
 ];
 
 #[test]
