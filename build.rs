@@ -452,7 +452,7 @@ fn redaction() -> String {
             format!(
                 "        RuleSpec {{ id: {}, description: String::new(), keywords: {}, regex: {}, \
                  recognizer: {}, entropy: {:?}, allow: {}, reject_secret: {}, reject_match: {}, \
-                 block_begin: {}, block_end: {}, block_line: {} }},\n",
+                 block_begin: {}, block_end: {}, block_line: {}, marker: {}, shape: {} }},\n",
                 owned(&rule.id),
                 strings(&rule.keywords),
                 owned(&rule.regex),
@@ -464,6 +464,8 @@ fn redaction() -> String {
                 option(rule.block_begin.as_deref().map(owned)),
                 option(rule.block_end.as_deref().map(owned)),
                 option(rule.block_line.as_deref().map(owned)),
+                option(rule.marker.as_deref().map(owned)),
+                option(rule.shape.as_deref().map(owned)),
             )
         })
         .collect();

@@ -856,6 +856,12 @@ impl<'r> Scanner<'r> {
                 };
                 for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
                     match grammar.recognize(content, at - line_start) {
+                        Some(Found::Value(value))
+                            if redactor
+                                .table()
+                                .rules
+                                .iter()
+                                .any(|format| format.disowns(&content[value.clone()])) => {}
                         Some(Found::Value(value)) => {
                             let (start, end) = widen_to_characters(content, value.start, value.end);
                             candidates.push(Span {

@@ -64,6 +64,8 @@ pub(crate) struct Rule {
     pub reject_secret: Vec<LazyRegex>,
     pub reject_match: Vec<LazyRegex>,
     pub block: Option<Block>,
+    /// `marker` and `shape`: see [`Rule::disowns`].
+    pub format: Option<(LazyRegex, LazyRegex)>,
     /// The rule is a built-in recognizer rather than its regex (which is then empty).
     pub recognizer: Option<Recognizer>,
     /// See [`Rule::anchored`].
@@ -86,6 +88,14 @@ pub(crate) struct Anchored {
 }
 
 impl Rule {
+    /// Whether `value` is written in this rule's format (its marker) without the format's
+    /// documented shape: a made-up token, not a secret.
+    pub fn disowns(&self, value: &[u8]) -> bool {
+        self.format
+            .as_ref()
+            .is_some_and(|(marker, shape)| marker.is_match(value) && !shape.is_match(value))
+    }
+
     /// When every match of the rule starts with one of its keywords (checked on the regex's
     /// syntax, `gate::prefixes`), the rule need not scan a whole triggered line: a search
     /// anchored at each keyword occurrence finds the same matches. None for other rules and
@@ -291,7 +301,21 @@ fn compile(
             .with_hint("a multi-line block needs all three"));
         }
     };
+    let format = match (spec.marker, spec.shape) {
+        (None, None) => None,
+        (Some(marker), Some(shape)) => Some((
+            compile_regex("marker", &marker)?,
+            compile_regex("shape", &shape)?,
+        )),
+        _ => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` sets only one of marker, shape"
+            ))
+            .with_hint("a format's marker says a value is written in it, its shape when it is real: set both"));
+        }
+    };
     Ok(Rule {
+        format,
         keywords: lowercase_all(spec.keywords),
         regex,
         min_entropy: spec.entropy.unwrap_or(default_entropy),

@@ -84,6 +84,12 @@ pub struct RuleSpec {
     pub block_begin: Option<String>,
     pub block_end: Option<String>,
     pub block_line: Option<String>,
+    /// The rule's format as a whole value: a value the assignment recognizer finds that
+    /// matches `marker` (the format's documented prefix) is written in this format, and is a
+    /// secret only when it matches `shape` whole; a token of the format's look but not its
+    /// shape is made up (`telegram_token = "6924:Ap7q…"`, 4 digits where bots have 8 to 10).
+    pub marker: Option<String>,
+    pub shape: Option<String>,
 }
 
 /// The keyword prefilter of a rule table: every keyword once (ASCII-lowercased, in order of

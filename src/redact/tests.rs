@@ -302,6 +302,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("telegram-bot-token", "«{d10}:AA{u33}» ", "{d10}:AA{u10} "),
     (
+        "telegram-bot-token-near-name",
+        "telegram bot: «{d8}:An{l33}»",
+        "telegram bot: {d4}:An{l33}",
+    ),
+    (
         "teams-webhook-url",
         "https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/«{h32}/{uuid}»",
         "https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/",
@@ -1086,6 +1091,10 @@ fn invalid_rule_tables_are_config_errors() {
             rule("keywords = [\"abc\\ndef\"]\nregex = '''abc'''"),
             "spanning lines",
         ),
+        (
+            rule("keywords = [\"abc\"]\nregex = '''abc'''\nmarker = '''^a'''"),
+            "only one of marker, shape",
+        ),
     ];
     for (text, expected) in cases {
         match Redactor::from_toml("test.toml", &text) {
@@ -1431,6 +1440,9 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
     "password_policy = { min_length = 12 }",
     r#""api_token": { "sensitive": true, "value": "${var.api_token}" }"#,
+    // A value in a format's look without its documented shape is made up.
+    r#"telegram_api_token = "{d4}:Ap{l36}""#,
+    r#"telegram_api_token = "{d17}:Ao{l33}""#,
 ];
 
 #[test]
