@@ -879,6 +879,23 @@ impl<'r> Scanner<'r> {
                 }
                 continue;
             }
+            if rule.recognizer == Some(Recognizer::Base64) {
+                for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                    let run = base64_run(content, at - line_start);
+                    let seen = candidates
+                        .iter()
+                        .any(|span| span.rule == rule_index && span.start == run.start);
+                    if !seen && redactor.decodes_to_secrets(&content[run.clone()]) {
+                        candidates.push(Span {
+                            start: run.start,
+                            end: run.end,
+                            rule: rule_index,
+                            opens_block: false,
+                        });
+                    }
+                }
+                continue;
+            }
             if rule.recognizer == Some(Recognizer::Prose) {
                 let Some(grammar) = redactor.table().assignment.as_ref() else {
                     continue;
@@ -992,6 +1009,25 @@ impl<'r> Scanner<'r> {
 }
 
 impl Redactor {
+    /// Whether base64 (standard or URL-safe) decodes to text in which this redactor finds a
+    /// secret: a `.env` or credentials file dumped encoded (`env_file_b64: "REJfUEFTU1dP…"`).
+    fn decodes_to_secrets(&self, encoded: &[u8]) -> bool {
+        if encoded.len() < MIN_BASE64_DUMP {
+            return false;
+        }
+        let Some(decoded) = decode_base64(encoded) else {
+            return false;
+        };
+        let printable = decoded
+            .iter()
+            .filter(|&&b| b >= b' ' || b"\n\r\t".contains(&b))
+            .count();
+        match std::str::from_utf8(&decoded) {
+            Ok(text) if printable * 20 >= decoded.len() * 19 => self.redact(text).text != text,
+            _ => false,
+        }
+    }
+
     /// Whether a regex match is a secret rather than a placeholder or a look-alike.
     fn accepts(&self, rule: &Rule, whole: &[u8], secret: &[u8]) -> bool {
         if secret.is_empty()
@@ -1011,6 +1047,58 @@ impl Redactor {
                 .iter()
                 .any(|reject| reject.is_match(whole))
     }
+}
+
+/// Base64 shorter than this (18 bytes decoded) holds no credential file worth decoding.
+const MIN_BASE64_DUMP: usize = 24;
+
+/// The run of base64 characters (either alphabet, with its padding) around `at`.
+fn base64_run(line: &[u8], at: usize) -> Range<usize> {
+    let is_base64 = |b: u8| b.is_ascii_alphanumeric() || b"+/_-".contains(&b);
+    let mut start = at.min(line.len());
+    while start > 0 && is_base64(line[start - 1]) {
+        start -= 1;
+    }
+    let mut end = at.min(line.len());
+    while end < line.len() && is_base64(line[end]) {
+        end += 1;
+    }
+    for _ in 0..2 {
+        if line.get(end) == Some(&b'=') {
+            end += 1;
+        }
+    }
+    start..end
+}
+
+/// Decodes base64 in the standard or the URL-safe alphabet, padded or not; None when the
+/// text is not base64.
+fn decode_base64(encoded: &[u8]) -> Option<Vec<u8>> {
+    let body = &encoded[..encoded.len() - encoded.iter().rev().take_while(|&&b| b == b'=').count()];
+    if body.len() % 4 == 1 {
+        return None;
+    }
+    let mut decoded = Vec::with_capacity(body.len() * 3 / 4);
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    for &byte in body {
+        let value = match byte {
+            b'A'..=b'Z' => byte - b'A',
+            b'a'..=b'z' => byte - b'a' + 26,
+            b'0'..=b'9' => byte - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(value);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            decoded.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    Some(decoded)
 }
 
 /// An entry of a Secret's data map.

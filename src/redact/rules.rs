@@ -79,6 +79,8 @@ pub(crate) enum Recognizer {
     Assignment,
     /// "password word, connector, value" in prose, in any language (`super::assign`).
     Prose,
+    /// Base64 that decodes to text holding secrets: a credential file dumped encoded.
+    Base64,
 }
 
 /// A rule's regex for searches anchored at a keyword.
@@ -264,7 +266,8 @@ fn compile(
         None => None,
         Some("assignment") if spec.regex.is_empty() => Some(Recognizer::Assignment),
         Some("prose") if spec.regex.is_empty() => Some(Recognizer::Prose),
-        Some("assignment" | "prose") => {
+        Some("base64") if spec.regex.is_empty() => Some(Recognizer::Base64),
+        Some("assignment" | "prose" | "base64") => {
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` sets both `regex` and `recognizer`"
             ))
@@ -274,7 +277,7 @@ fn compile(
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` names an unknown recognizer `{other}`"
             ))
-            .with_hint("the built-in recognizers are `assignment` and `prose`"));
+            .with_hint("the built-in recognizers are `assignment`, `prose` and `base64`"));
         }
     };
     let regex = if recognizer.is_some() {

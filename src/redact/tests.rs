@@ -621,6 +621,12 @@ const CASES: &[(&str, &str, &str)] = &[
         "tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t{b80}",
     ),
     (
+        "base64-dump",
+        // a made-up `.env` (DB_HOST and DB_PASSWORD) encoded; the near miss holds `${DB_PASSWORD}`
+        "env_file_b64: \"«REJfSE9TVD1kYi5pbnRlcm5hbApEQl9QQVNTV09SRD1acTgsTG0yI1d4OWtUQHYK»\"",
+        "env_file_b64: \"REJfSE9TVD1kYi5pbnRlcm5hbApEQl9QQVNTV09SRD0ke0RCX1BBU1NXT1JEfQo=\"",
+    ),
+    (
         "jwt-base64",
         "auth: «ZXlK{b120}»",
         "ZXlK is the base64 of eyJ",
@@ -1545,7 +1551,11 @@ fn a_multi_line_block_maps_as_one_replacement() {
 #[test]
 fn the_assignment_rule_is_gated_on_every_qualified_key() {
     let table = redactor().table();
-    let rule = table.rules.iter().find(|r| r.recognizer.is_some()).unwrap();
+    let rule = table
+        .rules
+        .iter()
+        .find(|r| r.recognizer == Some(rules::Recognizer::Assignment))
+        .unwrap();
     let grammar = table.assignment.as_ref().unwrap();
     for qualifier in grammar.key_qualifiers() {
         for separator in ["", "_", "-", "."] {
