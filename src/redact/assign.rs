@@ -51,7 +51,13 @@ pub(crate) enum Pending {
         class: KeyClass,
         lines_left: u8,
     },
+    /// The output of a command that prints a secret (`vault kv get -field=password …`): the
+    /// next output lines, up to the next prompt, `lines_left` of them at most.
+    CommandOutput { lines_left: u8 },
 }
+
+/// How many output lines of a command that prints a secret are its value.
+pub(crate) const COMMAND_OUTPUT_REACH: u8 = 3;
 
 /// How many lines after `"db_password": {` or `- name: DB_PASSWORD` may hold its `value`.
 pub(crate) const VALUE_FIELD_REACH: u8 = 8;

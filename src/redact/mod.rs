@@ -614,6 +614,29 @@ impl<'r> Scanner<'r> {
                     output.write_all(&text[position + indent + kept.len()..line_end])?;
                     position = line_end;
                 }
+                Pending::CommandOutput { lines_left } => {
+                    let value = body.trim_ascii_end();
+                    if value.is_empty() || lines_left == 0 || is_prompt(body) {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    let secret = !value.iter().any(|&b| b == b' ' || b == b'\t')
+                        && grammar
+                            .is_some_and(|g| g.plausible(value, assign::KeyClass::Password, true));
+                    self.pending_value = None;
+                    if !secret {
+                        return Ok(position);
+                    }
+                    self.write_redacted_line(text, position, indent, value.len(), rule, output)?;
+                    output.write_all(&text[position + indent + value.len()..line_end])?;
+                    self.pending_value = Some((
+                        rule,
+                        Pending::CommandOutput {
+                            lines_left: lines_left - 1,
+                        },
+                    ));
+                    position = line_end;
+                }
                 Pending::ValueField {
                     min_indent,
                     class,
@@ -879,6 +902,17 @@ impl<'r> Scanner<'r> {
                 }
                 continue;
             }
+            if rule.recognizer == Some(Recognizer::CommandOutput) {
+                if rule.regex.is_match(content) {
+                    self.pending_value = Some((
+                        rule_index,
+                        Pending::CommandOutput {
+                            lines_left: assign::COMMAND_OUTPUT_REACH,
+                        },
+                    ));
+                }
+                continue;
+            }
             if rule.recognizer == Some(Recognizer::Base64) {
                 for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
                     let run = base64_run(content, at - line_start);
@@ -1047,6 +1081,12 @@ impl Redactor {
                 .iter()
                 .any(|reject| reject.is_match(whole))
     }
+}
+
+/// A shell prompt starting a line of a terminal transcript: `$ `, `# `, `% `, `> `, `PS C:\> `.
+fn is_prompt(body: &[u8]) -> bool {
+    matches!(body, [b'$' | b'#' | b'%' | b'>', b' ', ..])
+        || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())
 }
 
 /// Base64 shorter than this (18 bytes decoded) holds no credential file worth decoding.

@@ -81,6 +81,9 @@ pub(crate) enum Recognizer {
     Prose,
     /// Base64 that decodes to text holding secrets: a credential file dumped encoded.
     Base64,
+    /// The output lines after a command line (the rule's regex) that prints a secret:
+    /// `$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d`.
+    CommandOutput,
 }
 
 /// A rule's regex for searches anchored at a keyword.
@@ -267,6 +270,13 @@ fn compile(
         Some("assignment") if spec.regex.is_empty() => Some(Recognizer::Assignment),
         Some("prose") if spec.regex.is_empty() => Some(Recognizer::Prose),
         Some("base64") if spec.regex.is_empty() => Some(Recognizer::Base64),
+        Some("command-output") if !spec.regex.is_empty() => Some(Recognizer::CommandOutput),
+        Some("command-output") => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` (recognizer `command-output`) has no regex"
+            ))
+            .with_hint("its regex matches the command line whose output is the secret"));
+        }
         Some("assignment" | "prose" | "base64") => {
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` sets both `regex` and `recognizer`"
@@ -277,10 +287,12 @@ fn compile(
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` names an unknown recognizer `{other}`"
             ))
-            .with_hint("the built-in recognizers are `assignment`, `prose` and `base64`"));
+            .with_hint(
+                "the built-in recognizers are `assignment`, `prose`, `base64` and `command-output`",
+            ));
         }
     };
-    let regex = if recognizer.is_some() {
+    let regex = if recognizer.is_some() && recognizer != Some(Recognizer::CommandOutput) {
         LazyRegex::new("")
     } else {
         compile_regex("regex", &spec.regex)?

@@ -52,6 +52,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "connect to db.internal:5432:app later",
     ),
     (
+        "prose-credential-pair",
+        "I logged in to the admin panel with `admin` / `«{a12}^x!»` as you told me",
+        "compare `src/main.rs` / `src/lib.rs` and `v1.2.3` / `v1.3.0` and `GET` / `POST`",
+    ),
+    (
         "prose-password",
         "ok, the new password is «{a16}» for the staging box",
         "the password is stored in the vault; see hash_password_argon",
@@ -619,6 +624,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "base64-credential-file",
         "key.json: «ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3Vu{b80}»",
         "tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t{b80}",
+    ),
+    (
+        "secret-command-output",
+        "$ kubectl get secret api-db -o jsonpath='{.data.password}' | base64 -d\n«{a10}.{a6}-»\n$ kubectl get pods",
+        "$ kubectl get secret api-db -o jsonpath='{.data.password}' | base64 -d\nError from server (NotFound): secrets \"api-db\" not found",
     ),
     (
         "base64-dump",
