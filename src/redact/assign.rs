@@ -720,14 +720,27 @@ impl Grammar {
                 at + 1..end
             }
             Some(_) => {
-                let end = line[at..]
-                    .iter()
-                    .position(|&b| b <= b' ' || b >= 0x80)
-                    .map_or(line.len(), |offset| at + offset);
-                // Sentence punctuation after the value is prose.
+                // To a blank, a non-ASCII character, or an escape sequence (`\n` inside a
+                // JSON string).
+                let end = (at..line.len())
+                    .find(|&i| {
+                        let b = line[i];
+                        b <= b' '
+                            || b >= 0x80
+                            || (b == b'\\'
+                                && line.get(i + 1).is_some_and(|n| b"nrt\"'\\".contains(n)))
+                    })
+                    .unwrap_or(line.len());
+                // Sentence punctuation and Markdown emphasis after the value are prose.
                 let mut end = end;
-                while end > at && b".,;:!?)]".contains(&line[end - 1]) {
-                    end -= 1;
+                loop {
+                    if end > at && b".,;:!?)]".contains(&line[end - 1]) {
+                        end -= 1;
+                    } else if end >= at + 2 && &line[end - 2..end] == b"**" {
+                        end -= 2;
+                    } else {
+                        break;
+                    }
                 }
                 if let Some(close) = closing {
                     let rest = &line[skip_blanks(line, end)..];

@@ -1459,6 +1459,14 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     // A value in a format's look without its documented shape is made up.
     r#"telegram_api_token = "{d4}:Ap{l36}""#,
     r#"telegram_api_token = "{d17}:Ao{l33}""#,
+    // Prose and code spans around the new recognizers.
+    "- **Database password masked**: `postgresql://testuser:***@localhost:5432/db`",
+    r#"{"text": "signup(email: email, password: password,\n      );"}"#,
+    "- `getReleasePriceValue()` / `setReleasePriceValue()` are the accessors",
+    "rename `SomeLongTypeName` / `OtherLongTypeName2` and `feature/login` / `main`",
+    "$ vault read -field=policies auth/token/lookup-self\ndefault\n$ ls",
+    "$ kubectl get secret db -o jsonpath='{.data.password}'\nError from server (NotFound): secrets \"db\" not found",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 ];
 
 #[test]
