@@ -1450,6 +1450,8 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "idempotency_key: {uuid}",
     "primary_key = \"users_pkey\"",
     "sort_key: createdAtTimestampIndexKey",
+    "foreignKey={a30}",
+    "idempotency_key = \"{a32}\"",
     "key: tls.crt",
     "DB_PASSWORD=${DB_PASSWORD};Server=db",
     "- name: password\n  description: the user's password\n  required: true",
