@@ -584,6 +584,9 @@ pub(crate) fn is_unmistakably_random(value: &[u8]) -> bool {
 /// At most this many connectors stand between a password word and its value ("was changed to").
 const MAX_PROSE_CONNECTORS: usize = 4;
 
+/// A token or key given in prose is this long at least.
+const MIN_PROSE_TOKEN: usize = 16;
+
 /// At most this many words qualify a password word before its copula ("mật khẩu của tài
 /// khoản `admin` trên máy chủ thử nghiệm là …" has nine).
 const MAX_QUALIFIER_WORDS: usize = 10;
@@ -613,6 +616,7 @@ impl Grammar {
         line: &[u8],
         at: usize,
         keywords: &[String],
+        generated_only: bool,
     ) -> Option<Range<usize>> {
         // A word of prose, not part of a name (`hash_password`, `${DB_PASSWORD}`).
         if at > 0 && (is_key_byte(line[at - 1]) || b"${/\\".contains(&line[at - 1])) {
@@ -632,7 +636,12 @@ impl Grammar {
             Some(_) => {}
         }
         let direct = self.skip_prose_connectors(line, after_keyword);
-        if let Some(value) = self.prose_value(line, direct, false) {
+        // Tokens and keys are long; short generated-looking words are names (`cl100k_base`).
+        let long_enough = |value: &Range<usize>| !generated_only || value.len() >= MIN_PROSE_TOKEN;
+        if let Some(value) = self
+            .prose_value(line, direct, generated_only)
+            .filter(long_enough)
+        {
             return Some(value);
         }
         // A qualifier between the word and its value: "the password FOR THE STAGING DATABASE
@@ -660,7 +669,7 @@ impl Grammar {
                 .any(|c| c.as_bytes().eq_ignore_ascii_case(core));
             if copula || core.len() < word.len() {
                 let value_at = self.skip_prose_connectors(line, word_end);
-                return self.prose_value(line, value_at, true);
+                return self.prose_value(line, value_at, true).filter(long_enough);
             }
             // The sentence ended without giving a value.
             if word.ends_with(b".")

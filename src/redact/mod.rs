@@ -930,14 +930,20 @@ impl<'r> Scanner<'r> {
                 }
                 continue;
             }
-            if rule.recognizer == Some(Recognizer::Prose) {
+            if let Some(recognizer @ (Recognizer::Prose | Recognizer::ProseGenerated)) =
+                rule.recognizer
+            {
+                let generated_only = recognizer == Recognizer::ProseGenerated;
                 let Some(grammar) = redactor.table().assignment.as_ref() else {
                     continue;
                 };
                 for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
-                    if let Some(value) =
-                        grammar.recognize_prose(content, at - line_start, &rule.keywords)
-                    {
+                    if let Some(value) = grammar.recognize_prose(
+                        content,
+                        at - line_start,
+                        &rule.keywords,
+                        generated_only,
+                    ) {
                         let (start, end) = widen_to_characters(content, value.start, value.end);
                         candidates.push(Span {
                             start,

@@ -79,6 +79,9 @@ pub(crate) enum Recognizer {
     Assignment,
     /// "password word, connector, value" in prose, in any language (`super::assign`).
     Prose,
+    /// The same for tokens and keys ("the API key for staging is …"): only a value that is
+    /// unmistakably generated, since "the token is expired" goes on with words.
+    ProseGenerated,
     /// Base64 that decodes to text holding secrets: a credential file dumped encoded.
     Base64,
     /// The output lines after a command line (the rule's regex) that prints a secret:
@@ -270,6 +273,7 @@ fn compile(
         Some("assignment") if spec.regex.is_empty() => Some(Recognizer::Assignment),
         Some("prose") if spec.regex.is_empty() => Some(Recognizer::Prose),
         Some("base64") if spec.regex.is_empty() => Some(Recognizer::Base64),
+        Some("prose-generated") if spec.regex.is_empty() => Some(Recognizer::ProseGenerated),
         Some("command-output") if !spec.regex.is_empty() => Some(Recognizer::CommandOutput),
         Some("command-output") => {
             return Err(Error::config(format!(
@@ -277,7 +281,7 @@ fn compile(
             ))
             .with_hint("its regex matches the command line whose output is the secret"));
         }
-        Some("assignment" | "prose" | "base64") => {
+        Some("assignment" | "prose" | "prose-generated" | "base64") => {
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` sets both `regex` and `recognizer`"
             ))
@@ -288,7 +292,8 @@ fn compile(
                 "{origin}: rule `{id}` names an unknown recognizer `{other}`"
             ))
             .with_hint(
-                "the built-in recognizers are `assignment`, `prose`, `base64` and `command-output`",
+                "the built-in recognizers are `assignment`, `prose`, `prose-generated`, `base64` \
+                 and `command-output`",
             ));
         }
     };

@@ -17,6 +17,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "redis-cli -h cache.internal -a $REDIS_PASSWORD INFO",
     ),
     (
+        "cli-password-argument",
+        "htpasswd -b -c .htpasswd admin «{a12}#»",
+        "htpasswd -c .htpasswd admin",
+    ),
+    (
         "stdin-password",
         "echo '«{a20}»' | docker login ghcr.io -u bot --password-stdin",
         "echo \"$CR_PAT\" | docker login ghcr.io -u bot --password-stdin",
@@ -50,6 +55,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "pgpass-password",
         "db.internal:5432:app:alice:«{a16}»",
         "connect to db.internal:5432:app later",
+    ),
+    (
+        "prose-token",
+        "The API key for the staging project is «{a32}», rotate it monthly.",
+        "the token is expired; see the token refresh docs",
     ),
     (
         "prose-credential-pair",
@@ -1465,6 +1475,8 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "- **Database password masked**: `postgresql://testuser:***@localhost:5432/db`",
     r#"{"text": "signup(email: email, password: password,\n      );"}"#,
     "- `getReleasePriceValue()` / `setReleasePriceValue()` are the accessors",
+    "the token is `cl100k_base`, the access token is valid for 3600 seconds",
+    "The API key is stored in .env as OPENAI_API_KEY; El token es inválido",
     "rename `SomeLongTypeName` / `OtherLongTypeName2` and `feature/login` / `main`",
     "$ vault read -field=policies auth/token/lookup-self\ndefault\n$ ls",
     "$ kubectl get secret db -o jsonpath='{.data.password}'\nError from server (NotFound): secrets \"db\" not found",
