@@ -471,7 +471,7 @@ fn redaction() -> String {
             format!(
                 "        RuleSpec {{ id: {}, description: String::new(), keywords: {}, regex: {}, \
                  recognizer: {}, entropy: {:?}, allow: {}, reject_secret: {}, reject_match: {}, \
-                 block_begin: {}, block_end: {}, block_line: {} }},\n",
+                 block_begin: {}, block_end: {}, block_line: {}, marker: {}, shape: {} }},\n",
                 owned(&rule.id),
                 strings(&rule.keywords),
                 owned(&rule.regex),
@@ -483,6 +483,8 @@ fn redaction() -> String {
                 option(rule.block_begin.as_deref().map(owned)),
                 option(rule.block_end.as_deref().map(owned)),
                 option(rule.block_line.as_deref().map(owned)),
+                option(rule.marker.as_deref().map(owned)),
+                option(rule.shape.as_deref().map(owned)),
             )
         })
         .collect();
@@ -513,7 +515,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
     format!(
         "AssignmentSpec {{ password_words: {}, secret_words: {}, secret_keys: {}, key_qualifiers: {}, \
          non_secret_tails: {}, non_secret_words: {}, stop_values: {}, placeholder_words: {}, \
-         min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {} }}",
+         min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {}, prose_copulas: {} }}",
         strings(&spec.password_words),
         strings(&spec.secret_words),
         strings(&spec.secret_keys),
@@ -526,6 +528,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
         spec.min_secret_length,
         spec.min_entropy,
         strings(&spec.prose_connectors),
+        strings(&spec.prose_copulas),
     )
 }
 

@@ -21,6 +21,9 @@ use super::spec::AssignmentSpec;
 pub(crate) enum KeyClass {
     Password,
     Secret,
+    /// A key that only says "key" (`LOGGED_IN_KEY`, `NONCE_KEY`, `key`): a value is a secret
+    /// only when it is unmistakably random, since most such keys hold names and ids.
+    Weak,
 }
 
 /// A value that continues on the following lines.
@@ -39,7 +42,25 @@ pub(crate) enum Pending {
         base64: bool,
         scalar: Option<(usize, bool)>,
     },
+    /// The secret is the `value` field of what follows: the object opened by
+    /// `"db_password": {` (Terraform's `output -json`), or the entry named by
+    /// `- name: DB_PASSWORD` (a Kubernetes env list). Lines indented at least `min_indent`
+    /// are looked at, `lines_left` of them at most.
+    ValueField {
+        min_indent: usize,
+        class: KeyClass,
+        lines_left: u8,
+    },
+    /// The output of a command that prints a secret (`vault kv get -field=password …`): the
+    /// next output lines, up to the next prompt, `lines_left` of them at most.
+    CommandOutput { lines_left: u8 },
 }
+
+/// How many output lines of a command that prints a secret are its value.
+pub(crate) const COMMAND_OUTPUT_REACH: u8 = 3;
+
+/// How many lines after `"db_password": {` or `- name: DB_PASSWORD` may hold its `value`.
+pub(crate) const VALUE_FIELD_REACH: u8 = 8;
 
 /// What the recognizer found at one keyword.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +86,7 @@ pub(crate) struct Grammar {
     min_entropy: f64,
     /// Longest first, so that "ist jetzt" is tried before "ist".
     prose_connectors: Vec<String>,
+    prose_copulas: Vec<String>,
 }
 
 /// Nouns this long also count at the end of a glued word (`dbpassword`, `authtoken`); shorter
@@ -119,6 +141,7 @@ impl Grammar {
                 connectors.sort_by_key(|c| std::cmp::Reverse(c.len()));
                 connectors
             },
+            prose_copulas: lower_all(&spec.prose_copulas),
         }
     }
 
@@ -148,6 +171,11 @@ impl Grammar {
             return Some(Found::Pending(pending));
         }
         let before = start.checked_sub(1).map(|i| line[i]);
+        // `name: DB_PASSWORD` / `{"Name": "DB_PASSWORD", "Value": "…"}`: the key is the value
+        // of a name field, and the secret is in the `value` field that goes with it.
+        if dashes == 0 && names_an_entry(line, start) {
+            return self.named_entry_value(line, start, end, key);
+        }
         // Most keyword occurrences are no assignment (`next_token(`, `Option<Token>`): look
         // at what follows the key before classifying it.
         if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
@@ -282,6 +310,19 @@ impl Grammar {
             ValueEnds::Anywhere
         };
         let config_line = is_config_line(line, start);
+        // `"db_password": {` ending the line, or `{ "sensitive": true, "value": "…" }`.
+        if line.get(value_at) == Some(&b'{') && *operator != b"=>" {
+            let inside = value_at + 1;
+            if line[inside..].iter().all(|&b| is_blank(b) || b == b'\r') {
+                return Some(Found::Pending(Pending::ValueField {
+                    min_indent: indentation(line) + 1,
+                    class,
+                    lines_left: VALUE_FIELD_REACH,
+                }));
+            }
+            let field = find_value_field(line, inside)?;
+            return self.field_value(line, field, class);
+        }
         if (*operator == b":" || *operator == b"=")
             && let Some(indent) = block_scalar(line, value_at)
         {
@@ -327,10 +368,20 @@ impl Grammar {
                 .plausible(&line[value.clone()], class, true)
                 .then_some(Found::Value(value));
         }
-        let (value, stop) = unquoted_value(line, at, ends);
+        let (mut value, mut stop) = unquoted_value(line, at, ends);
+        // A connection string (`Server=db;User ID=app;Password=…;Encrypt=True`): the value
+        // ends where the next `Key=` pair begins, and the string's quote may close it.
+        let in_pairs =
+            at >= 2 && line[..at].contains(&b';') || next_pair(&line[value.clone()]).is_some();
+        if let Some(cut) = next_pair(&line[value.clone()]) {
+            value.end = value.start + cut;
+            stop = Some(b';');
+        }
         // Text running into a string that it did not open is an expression:
         // `os.environ["X"]`, `getenv("X")` (but `putenv("KEY=value")` closes its own).
-        if value.is_empty() || stop.is_some_and(|b| is_quote(b) && Some(b) != opened_by) {
+        if value.is_empty()
+            || stop.is_some_and(|b| is_quote(b) && Some(b) != opened_by && !in_pairs)
+        {
             return None;
         }
         let value_text = &line[value.clone()];
@@ -339,6 +390,53 @@ impl Grammar {
             return None;
         }
         (self.plausible(value_text, class, plain_allowed)).then_some(Found::Value(value))
+    }
+
+    /// The value of the entry whose name field holds the secret-like `key` (at `start..end`
+    /// in `line`): on this line after a comma (`"Name": "DB_PASSWORD", "Value": "…"`,
+    /// `ParameterKey=DbPassword,ParameterValue=…`), or on the lines below.
+    fn named_entry_value(
+        &self,
+        line: &[u8],
+        start: usize,
+        end: usize,
+        key: &[u8],
+    ) -> Option<Found> {
+        let class = self.classify_key(key)?;
+        let mut pos = end;
+        if line.get(pos).copied().is_some_and(is_quote) {
+            pos += 1;
+        }
+        pos = skip_blanks(line, pos);
+        if line.get(pos) == Some(&b',') {
+            let field = find_value_field(line, pos + 1)?;
+            return self.field_value(line, field, class);
+        }
+        line[pos..]
+            .iter()
+            .all(|&b| is_blank(b) || b == b'\r')
+            .then(|| {
+                Found::Pending(Pending::ValueField {
+                    min_indent: indentation(line[..start].trim_ascii_end()),
+                    class,
+                    lines_left: VALUE_FIELD_REACH,
+                })
+            })
+    }
+
+    /// The value after a `value` field name that ends at `at` (its closing quote, if any,
+    /// not yet passed): `value: …`, `"value": "…"`, `Value=…`.
+    pub(crate) fn field_value(&self, line: &[u8], at: usize, class: KeyClass) -> Option<Found> {
+        let mut pos = at;
+        if line.get(pos).copied().is_some_and(is_quote) {
+            pos += 1;
+        }
+        pos = skip_blanks(line, pos);
+        if !matches!(line.get(pos), Some(b':' | b'=')) {
+            return None;
+        }
+        let value_at = skip_blanks(line, pos + 1);
+        self.value_at(line, value_at, class, true, ValueEnds::Anywhere, None)
     }
 
     /// Whether `key` (without quotes or dashes) names a secret, and which kind.
@@ -374,6 +472,9 @@ impl Grammar {
                 class = Some(KeyClass::Secret);
             }
         }
+        if class.is_none() && (last == "key" || last == "keys") {
+            return Some(KeyClass::Weak);
+        }
         class
     }
 
@@ -384,6 +485,7 @@ impl Grammar {
         let minimum = match class {
             KeyClass::Password => self.min_password_length,
             KeyClass::Secret => self.min_secret_length,
+            KeyClass::Weak => WEAK_KEY_MIN_LENGTH,
         };
         if length < minimum || is_masked_or_templated(value) || has_alphabet_run(value) {
             return false;
@@ -442,6 +544,13 @@ impl Grammar {
             return class == KeyClass::Password && plain && length >= 8;
         }
         match class {
+            // A value naming a secret (`DbPassword,ParameterValue=…`) is no secret itself.
+            KeyClass::Weak => {
+                is_unmistakably_random(value)
+                    && !words.iter().any(|word| {
+                        self.password_words.contains(word) || self.secret_words.contains(word)
+                    })
+            }
             KeyClass::Password => classes.count() >= 2 || length >= 8,
             KeyClass::Secret if is_long_number => true,
             // Mostly words (`clm00427:AgencyIdentificationCodeContentType`): a name.
@@ -454,8 +563,33 @@ impl Grammar {
     }
 }
 
+/// A value under a key that only says "key" is this long at least (WordPress salts are 64,
+/// Laravel and Rails keys 32 bytes and more).
+const WEAK_KEY_MIN_LENGTH: usize = 24;
+
+/// Generated, not typed or named: mixed-case letters and digits, high entropy, no words.
+/// Hex digests, UUIDs and names fail it; random keys, salts and passwords pass.
+pub(crate) fn is_unmistakably_random(value: &[u8]) -> bool {
+    let classes = CharClasses::of(value);
+    value.len() >= 16
+        && classes.lower
+        && classes.upper
+        && classes.digit
+        && !value.iter().any(|&b| is_blank(b))
+        && super::shannon_entropy(value) >= 4.0
+        && !is_wordy(value)
+        && !is_path(value)
+}
+
 /// At most this many connectors stand between a password word and its value ("was changed to").
 const MAX_PROSE_CONNECTORS: usize = 4;
+
+/// A token or key given in prose is this long at least.
+const MIN_PROSE_TOKEN: usize = 16;
+
+/// At most this many words qualify a password word before its copula ("mật khẩu của tài
+/// khoản `admin` trên máy chủ thử nghiệm là …" has nine).
+const MAX_QUALIFIER_WORDS: usize = 10;
 
 /// Separators between a password word and its value in prose: ASCII `:`/`=`/`-`/`,`, the
 /// full-width colon and comma, and the dashes.
@@ -482,6 +616,7 @@ impl Grammar {
         line: &[u8],
         at: usize,
         keywords: &[String],
+        generated_only: bool,
     ) -> Option<Range<usize>> {
         // A word of prose, not part of a name (`hash_password`, `${DB_PASSWORD}`).
         if at > 0 && (is_key_byte(line[at - 1]) || b"${/\\".contains(&line[at - 1])) {
@@ -494,12 +629,64 @@ impl Grammar {
                     && line[at..][..k.len()].eq_ignore_ascii_case(k.as_bytes())
             })
             .max_by_key(|k| k.len())?;
-        let mut at = at + keyword.len();
-        match line.get(at) {
+        let after_keyword = at + keyword.len();
+        match line.get(after_keyword) {
             None => return None,
             Some(&next) if next.is_ascii() && !is_blank(next) && next != b':' => return None,
             Some(_) => {}
         }
+        let direct = self.skip_prose_connectors(line, after_keyword);
+        // Tokens and keys are long; short generated-looking words are names (`cl100k_base`).
+        let long_enough = |value: &Range<usize>| !generated_only || value.len() >= MIN_PROSE_TOKEN;
+        if let Some(value) = self
+            .prose_value(line, direct, generated_only)
+            .filter(long_enough)
+        {
+            return Some(value);
+        }
+        // A qualifier between the word and its value: "the password FOR THE STAGING DATABASE
+        // is …", "la contraseña DEL USUARIO `root` EN EL SERVIDOR es: …". Only a copula (or a
+        // word ending with a colon) after a few words introduces the value, and only a value
+        // that is unmistakably generated counts: the words between could be any sentence.
+        let mut pos = after_keyword;
+        for _ in 0..MAX_QUALIFIER_WORDS {
+            pos = skip_blanks(line, pos);
+            let word_end = line[pos..]
+                .iter()
+                .position(|&b| is_blank(b))
+                .map_or(line.len(), |offset| pos + offset);
+            if word_end == pos {
+                return None;
+            }
+            let word = &line[pos..word_end];
+            let core = word
+                .strip_suffix(b":")
+                .or_else(|| word.strip_suffix("：".as_bytes()))
+                .unwrap_or(word);
+            let copula = self
+                .prose_copulas
+                .iter()
+                .any(|c| c.as_bytes().eq_ignore_ascii_case(core));
+            if copula || core.len() < word.len() {
+                let value_at = self.skip_prose_connectors(line, word_end);
+                return self.prose_value(line, value_at, true).filter(long_enough);
+            }
+            // The sentence ended without giving a value.
+            if word.ends_with(b".")
+                || word.ends_with(b"!")
+                || word.ends_with(b"?")
+                || word.ends_with(b";")
+                || word.ends_with("。".as_bytes())
+            {
+                return None;
+            }
+            pos = word_end;
+        }
+        None
+    }
+
+    /// Past the separators and connectors after a password word ("is", "— ", "lautet").
+    fn skip_prose_connectors(&self, line: &[u8], mut at: usize) -> usize {
         for _ in 0..=MAX_PROSE_CONNECTORS {
             loop {
                 at = skip_blanks(line, at);
@@ -520,20 +707,55 @@ impl Grammar {
                 None => break,
             }
         }
+        at
+    }
+
+    /// The password at `at` in prose: one token of printable ASCII, or a quoted string
+    /// (ASCII quotes, `« … »`, `“ … ”`), judged as a password, never a plain word or a version.
+    /// `generated` asks for a value no sentence would hold: three character classes.
+    fn prose_value(&self, line: &[u8], at: usize, generated: bool) -> Option<Range<usize>> {
+        let mut at = at;
+        let mut closing: Option<&[u8]> = None;
+        for (open, close) in [("«", "»"), ("“", "”"), ("„", "“")] {
+            if line[at..].starts_with(open.as_bytes()) {
+                at = skip_blanks(line, at + open.len());
+                closing = Some(close.as_bytes());
+                break;
+            }
+        }
         let value = match line.get(at) {
-            Some(&quote) if is_quote(quote) => {
+            Some(&quote) if closing.is_none() && is_quote(quote) => {
                 let end = memchr::memchr(quote, &line[at + 1..])? + at + 1;
                 at + 1..end
             }
             Some(_) => {
-                let end = line[at..]
-                    .iter()
-                    .position(|&b| b <= b' ' || b >= 0x80)
-                    .map_or(line.len(), |offset| at + offset);
-                // Sentence punctuation after the value is prose.
+                // To a blank, a non-ASCII character, or an escape sequence (`\n` inside a
+                // JSON string).
+                let end = (at..line.len())
+                    .find(|&i| {
+                        let b = line[i];
+                        b <= b' '
+                            || b >= 0x80
+                            || (b == b'\\'
+                                && line.get(i + 1).is_some_and(|n| b"nrt\"'\\".contains(n)))
+                    })
+                    .unwrap_or(line.len());
+                // Sentence punctuation and Markdown emphasis after the value are prose.
                 let mut end = end;
-                while end > at && b".,;:!?)]".contains(&line[end - 1]) {
-                    end -= 1;
+                loop {
+                    if end > at && b".,;:!?)]".contains(&line[end - 1]) {
+                        end -= 1;
+                    } else if end >= at + 2 && &line[end - 2..end] == b"**" {
+                        end -= 2;
+                    } else {
+                        break;
+                    }
+                }
+                if let Some(close) = closing {
+                    let rest = &line[skip_blanks(line, end)..];
+                    if !rest.starts_with(close) {
+                        return None;
+                    }
                 }
                 at..end
             }
@@ -552,8 +774,16 @@ impl Grammar {
             .iter()
             .all(|b| b.is_ascii_digit() || *b == b'.');
         let quoted = value.start > 0 && is_quote(line[value.start - 1]);
+        let generated_enough = !generated
+            || !is_wordy(text)
+                && ((classes.count() >= 3 && text.len() >= 10)
+                    || (classes.count() >= 2
+                        && text.len() >= 12
+                        && !is_identifier_shaped(text)
+                        && super::shannon_entropy(text) >= 3.0));
         (!plain_word
             && !version
+            && generated_enough
             && !looks_like_code(text)
             && (quoted || !text.iter().any(|&b| is_blank(b)))
             && self.plausible(text, KeyClass::Password, false))
@@ -706,6 +936,65 @@ pub(crate) fn is_base64_value(value: &[u8]) -> bool {
         && (body_len < value.len() || (classes.lower && classes.upper && classes.digit))
 }
 
+/// The blanks a line starts with.
+fn indentation(line: &[u8]) -> usize {
+    line.iter().take_while(|&&b| is_blank(b)).count()
+}
+
+/// Whether the key starting at `start` is the value of a name field: `name: `, `- name: `,
+/// `"Name": "`, `name = "`, `ParameterKey=`.
+fn names_an_entry(line: &[u8], start: usize) -> bool {
+    let mut pos = start;
+    if pos > 0 && is_quote(line[pos - 1]) {
+        pos -= 1;
+    }
+    while pos > 0 && is_blank(line[pos - 1]) {
+        pos -= 1;
+    }
+    if pos == 0 || !matches!(line[pos - 1], b':' | b'=') {
+        return false;
+    }
+    pos -= 1;
+    while pos > 0 && is_blank(line[pos - 1]) {
+        pos -= 1;
+    }
+    if pos > 0 && is_quote(line[pos - 1]) {
+        pos -= 1;
+    }
+    let name_end = pos;
+    while pos > 0 && line[pos - 1].is_ascii_alphabetic() {
+        pos -= 1;
+    }
+    let name = &line[pos..name_end];
+    name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"parameterkey")
+}
+
+/// Where the name of a `value` field (`value`, `"Value"`, `ParameterValue`) ends in `line`
+/// at or after `from`, when it is one: followed by its quote or blanks and `:`/`=`.
+pub(crate) fn find_value_field(line: &[u8], from: usize) -> Option<usize> {
+    let mut search = from;
+    while let Some(offset) = line[search..]
+        .windows(5)
+        .position(|w| w.eq_ignore_ascii_case(b"value"))
+    {
+        let at = search + offset;
+        let end = at + 5;
+        let before = at.checked_sub(1).map(|i| line[i]);
+        let starts_field = before.is_none_or(|b| !b.is_ascii_alphanumeric() && b != b'_')
+            || line[..at].ends_with(b"Parameter");
+        let mut pos = end;
+        if line.get(pos).copied().is_some_and(is_quote) {
+            pos += 1;
+        }
+        pos = skip_blanks(line, pos);
+        if starts_field && matches!(line.get(pos), Some(b':' | b'=')) {
+            return Some(end);
+        }
+        search = end;
+    }
+    None
+}
+
 /// `token string =` or `token: &str =` at `at`: the position of the `=`.
 fn typed_assignment(line: &[u8], at: usize, blank_before: bool) -> Option<usize> {
     let mut pos = at;
@@ -841,6 +1130,20 @@ fn unquoted_value(line: &[u8], at: usize, ends: ValueEnds) -> (Range<usize>, Opt
     (at..end, stop)
 }
 
+/// Where `;Key=` (the next pair of a connection string) starts in `value`: a `;` followed by
+/// a name of letters, digits, blanks or `_` and an `=`. A `;` inside a password
+/// (`k9;Xq2(vL7]`) is followed by no such name.
+fn next_pair(value: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b';', value).find(|&at| {
+        let rest = &value[at + 1..];
+        let name = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || b" _".contains(b))
+            .count();
+        name > 0 && rest[0].is_ascii_alphabetic() && rest.get(name) == Some(&b'=')
+    })
+}
+
 fn trim_end(line: &[u8], start: usize, mut end: usize) -> Range<usize> {
     let mut start = start.min(end);
     while start < end && is_blank(line[start]) {
@@ -873,8 +1176,22 @@ fn is_config_line(line: &[u8], key_start: usize) -> bool {
 /// Unquoted text that is an expression: a variable, a call, a member chain, a path of a
 /// language with `::`.
 fn looks_like_code(value: &[u8]) -> bool {
-    if value.first().is_some_and(|b| b"$@%&*!([{<".contains(b)) {
-        return true;
+    // A sigil before a name (`$token`, `@secret`, `&config.key`, `!isSet`, `*ptr`) or a bracket
+    // that opens an expression; a sigil before random text is the first character of a
+    // password (`@LjnOHP,~FoAC`, `!KCO8Ba30`).
+    if let Some(&first) = value.first() {
+        if b"([{<".contains(&first) {
+            return true;
+        }
+        if b"$@%&*!".contains(&first) {
+            let rest = &value[value.iter().take_while(|b| b"$@%&*!".contains(b)).count()..];
+            return rest.is_empty()
+                || (rest[0].is_ascii_alphabetic() || rest[0] == b'_')
+                    && rest
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b"_.()[]:'\"".contains(&b))
+                    && !is_unmistakably_random(rest);
+        }
     }
     let identifier_end = value
         .iter()
@@ -898,6 +1215,7 @@ fn looks_like_code(value: &[u8]) -> bool {
                     && (part[0].is_ascii_alphabetic() || part[0] == b'_')
                     && part.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
                     && digits * 5 < part.len()
+                    && !is_unmistakably_random(part)
             })
         }
         _ => false,
@@ -911,11 +1229,13 @@ fn is_masked_or_templated(value: &[u8]) -> bool {
     let lower = value.to_ascii_lowercase();
     let wrapped =
         |open: u8, close: u8| value.first() == Some(&open) && value.last() == Some(&close);
-    if contains(b"${")
-        || contains(b"{{")
-        || contains(b"$(")
-        || contains(b"%(")
-        || contains(b"<%")
+    if template_opens(value, b"${", |b| {
+        b.is_ascii_alphabetic() || b"_{:".contains(&b)
+    }) || template_opens(value, b"{{", |b| {
+        b.is_ascii_alphabetic() || b" ._$-".contains(&b)
+    }) || template_opens(value, b"$(", |b| b.is_ascii_alphabetic() || b == b'_')
+        || python_format_field(value)
+        || template_opens(value, b"<%", |b| b" =-#".contains(&b))
         || contains(b"***")
         || contains(b"...")
         || contains("…".as_bytes())
@@ -934,6 +1254,29 @@ fn is_masked_or_templated(value: &[u8]) -> bool {
     // `$VAR`, `%s`
     matches!(value, [b'$', next, ..] if next.is_ascii_alphabetic() || *next == b'_')
         || matches!(value, [b'%', b's' | b'd' | b'v'])
+}
+
+/// Whether `opener` occurs in `value` followed by a byte that starts a template's content
+/// (`${VAR}`, `{{ secrets.X }}`, `$(cat f)`, `<%= x %>`): the same two bytes inside random
+/// text (`x${%/q`, `{{#`) are part of a password.
+fn template_opens(value: &[u8], opener: &[u8], starts_content: impl Fn(u8) -> bool) -> bool {
+    memchr::memmem::find_iter(value, opener).any(|at| {
+        value
+            .get(at + opener.len())
+            .is_some_and(|&next| starts_content(next))
+    })
+}
+
+/// A Python `%(name)s` field.
+fn python_format_field(value: &[u8]) -> bool {
+    memchr::memmem::find_iter(value, b"%(").any(|at| {
+        let name = &value[at + 2..];
+        let length = name
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        length > 0 && name.get(length) == Some(&b')')
+    })
 }
 
 /// A run of ten consecutive letters of the alphabet (`abcdefghij…`): typed, not generated.

@@ -614,6 +614,92 @@ impl<'r> Scanner<'r> {
                     output.write_all(&text[position + indent + kept.len()..line_end])?;
                     position = line_end;
                 }
+                Pending::CommandOutput { lines_left } => {
+                    let value = body.trim_ascii_end();
+                    if value.is_empty() || lines_left == 0 || is_prompt(body) {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    let secret = !value.iter().any(|&b| b == b' ' || b == b'\t')
+                        && grammar
+                            .is_some_and(|g| g.plausible(value, assign::KeyClass::Password, true));
+                    self.pending_value = None;
+                    if !secret {
+                        return Ok(position);
+                    }
+                    self.write_redacted_line(text, position, indent, value.len(), rule, output)?;
+                    output.write_all(&text[position + indent + value.len()..line_end])?;
+                    self.pending_value = Some((
+                        rule,
+                        Pending::CommandOutput {
+                            lines_left: lines_left - 1,
+                        },
+                    ));
+                    position = line_end;
+                }
+                Pending::ValueField {
+                    min_indent,
+                    class,
+                    lines_left,
+                } => {
+                    if body.is_empty() {
+                        output.write_all(&text[position..line_end])?;
+                        position = line_end;
+                        continue;
+                    }
+                    // Past the entry: dedented, the next list item, the object's end.
+                    if indent < min_indent
+                        || lines_left == 0
+                        || body.starts_with(b"- ")
+                        || body.starts_with(b"}")
+                    {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    let field_end = assign::find_value_field(content, indent).filter(|&end| {
+                        let before_field = &content[indent..end - b"value".len()];
+                        before_field.is_empty() || before_field == b"\""
+                    });
+                    let value = field_end.and_then(|end| {
+                        match grammar.and_then(|g| g.field_value(content, end, class)) {
+                            Some(assign::Found::Value(value)) => Some(value),
+                            _ => None,
+                        }
+                    });
+                    if let Some(value) = value {
+                        self.pending_value = None;
+                        self.write_redacted_line(
+                            text,
+                            position,
+                            value.start,
+                            value.len(),
+                            rule,
+                            output,
+                        )?;
+                        return Ok(position + value.end);
+                    }
+                    if field_end.is_some() {
+                        // The entry's value is there and no secret (`value: ""`, `${X}`).
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    // Another field of the entry is scanned as any line (`"AccessKey": {`
+                    // holds `"SecretAccessKey": …`); a value or block it opens comes first.
+                    self.pending_value = None;
+                    let resumed = self.scan(&text[..line_end], position, output)?;
+                    if self.open_block.is_some() || self.pending_value.is_some() {
+                        return Ok(resumed);
+                    }
+                    self.pending_value = Some((
+                        rule,
+                        Pending::ValueField {
+                            min_indent,
+                            class,
+                            lines_left: lines_left - 1,
+                        },
+                    ));
+                    position = line_end;
+                }
                 Pending::DataMap {
                     indent: map_indent,
                     base64,
@@ -793,6 +879,12 @@ impl<'r> Scanner<'r> {
                 };
                 for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
                     match grammar.recognize(content, at - line_start) {
+                        Some(Found::Value(value))
+                            if redactor
+                                .table()
+                                .rules
+                                .iter()
+                                .any(|format| format.disowns(&content[value.clone()])) => {}
                         Some(Found::Value(value)) => {
                             let (start, end) = widen_to_characters(content, value.start, value.end);
                             candidates.push(Span {
@@ -810,14 +902,48 @@ impl<'r> Scanner<'r> {
                 }
                 continue;
             }
-            if rule.recognizer == Some(Recognizer::Prose) {
+            if rule.recognizer == Some(Recognizer::CommandOutput) {
+                if rule.regex.is_match(content) {
+                    self.pending_value = Some((
+                        rule_index,
+                        Pending::CommandOutput {
+                            lines_left: assign::COMMAND_OUTPUT_REACH,
+                        },
+                    ));
+                }
+                continue;
+            }
+            if rule.recognizer == Some(Recognizer::Base64) {
+                for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                    let run = base64_run(content, at - line_start);
+                    let seen = candidates
+                        .iter()
+                        .any(|span| span.rule == rule_index && span.start == run.start);
+                    if !seen && redactor.decodes_to_secrets(&content[run.clone()]) {
+                        candidates.push(Span {
+                            start: run.start,
+                            end: run.end,
+                            rule: rule_index,
+                            opens_block: false,
+                        });
+                    }
+                }
+                continue;
+            }
+            if let Some(recognizer @ (Recognizer::Prose | Recognizer::ProseGenerated)) =
+                rule.recognizer
+            {
+                let generated_only = recognizer == Recognizer::ProseGenerated;
                 let Some(grammar) = redactor.table().assignment.as_ref() else {
                     continue;
                 };
                 for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
-                    if let Some(value) =
-                        grammar.recognize_prose(content, at - line_start, &rule.keywords)
-                    {
+                    if let Some(value) = grammar.recognize_prose(
+                        content,
+                        at - line_start,
+                        &rule.keywords,
+                        generated_only,
+                    ) {
                         let (start, end) = widen_to_characters(content, value.start, value.end);
                         candidates.push(Span {
                             start,
@@ -923,6 +1049,25 @@ impl<'r> Scanner<'r> {
 }
 
 impl Redactor {
+    /// Whether base64 (standard or URL-safe) decodes to text in which this redactor finds a
+    /// secret: a `.env` or credentials file dumped encoded (`env_file_b64: "REJfUEFTU1dP…"`).
+    fn decodes_to_secrets(&self, encoded: &[u8]) -> bool {
+        if encoded.len() < MIN_BASE64_DUMP {
+            return false;
+        }
+        let Some(decoded) = decode_base64(encoded) else {
+            return false;
+        };
+        let printable = decoded
+            .iter()
+            .filter(|&&b| b >= b' ' || b"\n\r\t".contains(&b))
+            .count();
+        match std::str::from_utf8(&decoded) {
+            Ok(text) if printable * 20 >= decoded.len() * 19 => self.redact(text).text != text,
+            _ => false,
+        }
+    }
+
     /// Whether a regex match is a secret rather than a placeholder or a look-alike.
     fn accepts(&self, rule: &Rule, whole: &[u8], secret: &[u8]) -> bool {
         if secret.is_empty()
@@ -942,6 +1087,64 @@ impl Redactor {
                 .iter()
                 .any(|reject| reject.is_match(whole))
     }
+}
+
+/// A shell prompt starting a line of a terminal transcript: `$ `, `# `, `% `, `> `, `PS C:\> `.
+fn is_prompt(body: &[u8]) -> bool {
+    matches!(body, [b'$' | b'#' | b'%' | b'>', b' ', ..])
+        || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())
+}
+
+/// Base64 shorter than this (18 bytes decoded) holds no credential file worth decoding.
+const MIN_BASE64_DUMP: usize = 24;
+
+/// The run of base64 characters (either alphabet, with its padding) around `at`.
+fn base64_run(line: &[u8], at: usize) -> Range<usize> {
+    let is_base64 = |b: u8| b.is_ascii_alphanumeric() || b"+/_-".contains(&b);
+    let mut start = at.min(line.len());
+    while start > 0 && is_base64(line[start - 1]) {
+        start -= 1;
+    }
+    let mut end = at.min(line.len());
+    while end < line.len() && is_base64(line[end]) {
+        end += 1;
+    }
+    for _ in 0..2 {
+        if line.get(end) == Some(&b'=') {
+            end += 1;
+        }
+    }
+    start..end
+}
+
+/// Decodes base64 in the standard or the URL-safe alphabet, padded or not; None when the
+/// text is not base64.
+fn decode_base64(encoded: &[u8]) -> Option<Vec<u8>> {
+    let body = &encoded[..encoded.len() - encoded.iter().rev().take_while(|&&b| b == b'=').count()];
+    if body.len() % 4 == 1 {
+        return None;
+    }
+    let mut decoded = Vec::with_capacity(body.len() * 3 / 4);
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    for &byte in body {
+        let value = match byte {
+            b'A'..=b'Z' => byte - b'A',
+            b'a'..=b'z' => byte - b'a' + 26,
+            b'0'..=b'9' => byte - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(value);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            decoded.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    Some(decoded)
 }
 
 /// An entry of a Secret's data map.

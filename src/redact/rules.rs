@@ -64,6 +64,8 @@ pub(crate) struct Rule {
     pub reject_secret: Vec<LazyRegex>,
     pub reject_match: Vec<LazyRegex>,
     pub block: Option<Block>,
+    /// `marker` and `shape`: see [`Rule::disowns`].
+    pub format: Option<(LazyRegex, LazyRegex)>,
     /// The rule is a built-in recognizer rather than its regex (which is then empty).
     pub recognizer: Option<Recognizer>,
     /// See [`Rule::anchored`].
@@ -77,6 +79,14 @@ pub(crate) enum Recognizer {
     Assignment,
     /// "password word, connector, value" in prose, in any language (`super::assign`).
     Prose,
+    /// The same for tokens and keys ("the API key for staging is …"): only a value that is
+    /// unmistakably generated, since "the token is expired" goes on with words.
+    ProseGenerated,
+    /// Base64 that decodes to text holding secrets: a credential file dumped encoded.
+    Base64,
+    /// The output lines after a command line (the rule's regex) that prints a secret:
+    /// `$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d`.
+    CommandOutput,
 }
 
 /// A rule's regex for searches anchored at a keyword.
@@ -86,6 +96,14 @@ pub(crate) struct Anchored {
 }
 
 impl Rule {
+    /// Whether `value` is written in this rule's format (its marker) without the format's
+    /// documented shape: a made-up token, not a secret.
+    pub fn disowns(&self, value: &[u8]) -> bool {
+        self.format
+            .as_ref()
+            .is_some_and(|(marker, shape)| marker.is_match(value) && !shape.is_match(value))
+    }
+
     /// When every match of the rule starts with one of its keywords (checked on the regex's
     /// syntax, `gate::prefixes`), the rule need not scan a whole triggered line: a search
     /// anchored at each keyword occurrence finds the same matches. None for other rules and
@@ -254,7 +272,16 @@ fn compile(
         None => None,
         Some("assignment") if spec.regex.is_empty() => Some(Recognizer::Assignment),
         Some("prose") if spec.regex.is_empty() => Some(Recognizer::Prose),
-        Some("assignment" | "prose") => {
+        Some("base64") if spec.regex.is_empty() => Some(Recognizer::Base64),
+        Some("prose-generated") if spec.regex.is_empty() => Some(Recognizer::ProseGenerated),
+        Some("command-output") if !spec.regex.is_empty() => Some(Recognizer::CommandOutput),
+        Some("command-output") => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` (recognizer `command-output`) has no regex"
+            ))
+            .with_hint("its regex matches the command line whose output is the secret"));
+        }
+        Some("assignment" | "prose" | "prose-generated" | "base64") => {
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` sets both `regex` and `recognizer`"
             ))
@@ -264,10 +291,13 @@ fn compile(
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` names an unknown recognizer `{other}`"
             ))
-            .with_hint("the built-in recognizers are `assignment` and `prose`"));
+            .with_hint(
+                "the built-in recognizers are `assignment`, `prose`, `prose-generated`, `base64` \
+                 and `command-output`",
+            ));
         }
     };
-    let regex = if recognizer.is_some() {
+    let regex = if recognizer.is_some() && recognizer != Some(Recognizer::CommandOutput) {
         LazyRegex::new("")
     } else {
         compile_regex("regex", &spec.regex)?
@@ -291,7 +321,21 @@ fn compile(
             .with_hint("a multi-line block needs all three"));
         }
     };
+    let format = match (spec.marker, spec.shape) {
+        (None, None) => None,
+        (Some(marker), Some(shape)) => Some((
+            compile_regex("marker", &marker)?,
+            compile_regex("shape", &shape)?,
+        )),
+        _ => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` sets only one of marker, shape"
+            ))
+            .with_hint("a format's marker says a value is written in it, its shape when it is real: set both"));
+        }
+    };
     Ok(Rule {
+        format,
         keywords: lowercase_all(spec.keywords),
         regex,
         min_entropy: spec.entropy.unwrap_or(default_entropy),

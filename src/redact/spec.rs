@@ -49,6 +49,11 @@ pub struct AssignmentSpec {
     /// "lautet", "est", "là", "は", "是"), in any language; matched ASCII case-insensitively.
     #[serde(default)]
     pub prose_connectors: Vec<String>,
+    /// The verbs that end a phrase qualifying a password word in prose ("the password FOR THE
+    /// STAGING DATABASE is …", "Passwort für den Server lautet …"): after up to a few words
+    /// of qualifier, one of these (or a word ending with `:`) introduces the value.
+    #[serde(default)]
+    pub prose_copulas: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -79,6 +84,12 @@ pub struct RuleSpec {
     pub block_begin: Option<String>,
     pub block_end: Option<String>,
     pub block_line: Option<String>,
+    /// The rule's format as a whole value: a value the assignment recognizer finds that
+    /// matches `marker` (the format's documented prefix) is written in this format, and is a
+    /// secret only when it matches `shape` whole; a token of the format's look but not its
+    /// shape is made up (`telegram_token = "6924:Ap7q…"`, 4 digits where bots have 8 to 10).
+    pub marker: Option<String>,
+    pub shape: Option<String>,
 }
 
 /// The keyword prefilter of a rule table: every keyword once (ASCII-lowercased, in order of

@@ -12,6 +12,36 @@ use super::*;
 /// (kind, positive template, near-miss template)
 const CASES: &[(&str, &str, &str)] = &[
     (
+        "cli-password-option",
+        "redis-cli -h cache.internal -a «'{a12}:,{a6}'» --no-auth-warning INFO",
+        "redis-cli -h cache.internal -a $REDIS_PASSWORD INFO",
+    ),
+    (
+        "cli-password-argument",
+        "htpasswd -b -c .htpasswd admin «{a12}#»",
+        "htpasswd -c .htpasswd admin",
+    ),
+    (
+        "stdin-password",
+        "echo '«{a20}»' | docker login ghcr.io -u bot --password-stdin",
+        "echo \"$CR_PAT\" | docker login ghcr.io -u bot --password-stdin",
+    ),
+    (
+        "powershell-plaintext-secret",
+        "$s = ConvertTo-SecureString \"«{a16}»\" -AsPlainText -Force",
+        "$s = ConvertTo-SecureString $env:SVC_PASSWORD -AsPlainText -Force",
+    ),
+    (
+        "credential-call-password",
+        "$pdo = new PDO('mysql:host=localhost;dbname=shop', 'shop', '«{a10}_q,m%6W»');",
+        "$pdo = new PDO($dsn, $user, $pass);",
+    ),
+    (
+        "credential-pair-argument",
+        r#"server.login(user, "«{a12}!»")"#,
+        "smtp.login(user, password)",
+    ),
+    (
         "docker-login-password",
         "$ docker login -u bob -p «{a20}» registry.example.io",
         "docker login -u bob --password-stdin < token.txt",
@@ -25,6 +55,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "pgpass-password",
         "db.internal:5432:app:alice:«{a16}»",
         "connect to db.internal:5432:app later",
+    ),
+    (
+        "prose-token",
+        "The API key for the staging project is «{a32}», rotate it monthly.",
+        "the token is expired; see the token refresh docs",
+    ),
+    (
+        "prose-credential-pair",
+        "I logged in to the admin panel with `admin` / `«{a12}^x!»` as you told me",
+        "compare `src/main.rs` / `src/lib.rs` and `v1.2.3` / `v1.3.0` and `GET` / `POST`",
     ),
     (
         "prose-password",
@@ -276,6 +316,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "DISCORD_BOT_TOKEN=${DISCORD_TOKEN}",
     ),
     ("telegram-bot-token", "«{d10}:AA{u33}» ", "{d10}:AA{u10} "),
+    (
+        "telegram-bot-token-near-name",
+        "telegram bot: «{d8}:An{l33}»",
+        "telegram bot: {d4}:An{l33}",
+    ),
     (
         "teams-webhook-url",
         "https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/«{h32}/{uuid}»",
@@ -551,6 +596,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "Authorization: Bearer $TOKEN",
     ),
     (
+        "laravel-app-key",
+        "$ php artisan key:generate --show\n«base64:{b43}=»",
+        "data:image/png;base64,{b43}=",
+    ),
+    (
+        "mysql-dsn-password",
+        "[exporter]\ndsn = exporter:«{a8}@{a8}#x»@(localhost:3306)/",
+        "dsn = exporter:${MYSQL_PASSWORD}@tcp(localhost:3306)/",
+    ),
+    (
         "basic-auth",
         "Authorization: Basic «{b24}»",
         r#"WWW-Authenticate: Basic realm="api""#,
@@ -579,6 +634,17 @@ const CASES: &[(&str, &str, &str)] = &[
         "base64-credential-file",
         "key.json: «ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3Vu{b80}»",
         "tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t{b80}",
+    ),
+    (
+        "secret-command-output",
+        "$ kubectl get secret api-db -o jsonpath='{.data.password}' | base64 -d\n«{a10}.{a6}-»\n$ kubectl get pods",
+        "$ kubectl get secret api-db -o jsonpath='{.data.password}' | base64 -d\nError from server (NotFound): secrets \"api-db\" not found",
+    ),
+    (
+        "base64-dump",
+        // a made-up `.env` (DB_HOST and DB_PASSWORD) encoded; the near miss holds `${DB_PASSWORD}`
+        "env_file_b64: \"«REJfSE9TVD1kYi5pbnRlcm5hbApEQl9QQVNTV09SRD1acTgsTG0yI1d4OWtUQHYK»\"",
+        "env_file_b64: \"REJfSE9TVD1kYi5pbnRlcm5hbApEQl9QQVNTV09SRD0ke0RCX1BBU1NXT1JEfQo=\"",
     ),
     (
         "jwt-base64",
@@ -1051,6 +1117,10 @@ fn invalid_rule_tables_are_config_errors() {
             rule("keywords = [\"abc\\ndef\"]\nregex = '''abc'''"),
             "spanning lines",
         ),
+        (
+            rule("keywords = [\"abc\"]\nregex = '''abc'''\nmarker = '''^a'''"),
+            "only one of marker, shape",
+        ),
     ];
     for (text, expected) in cases {
         match Redactor::from_toml("test.toml", &text) {
@@ -1262,6 +1332,25 @@ const ASSIGNMENT_LEAKS: &[&str] = &[
     "Cookie: sessionid=«{l32}»; theme=dark",
     "Set-Cookie: connect.sid=«s%3A{a24}.{a20}»; Path=/; HttpOnly",
     "aws_secret_access_key = «{b40}»",
+    // A value may start with a sigil when what follows is no name.
+    "[client]\npassword=«@Vb8,~qLr?Zt3e»",
+    // Connection strings: the value ends at the next `;Key=` pair, inside the string too.
+    r#"new SqlConnection("Server=tcp:db,1433;User ID=app;Password=«Qz*8k.2t6*@qJ!C4J»;Encrypt=True;")"#,
+    r#"<add name="D" connectionString="Server=s;User Id=a;Password=«:,:d*m.tT#~D4*96B»;Trust=True" />"#,
+    "jdbc:sqlserver://h:1433;databaseName=x;user=sa;password=«Pq7!zR2#kL9m»;encrypt=true",
+    r#""Host=db;Username=app;Password=«Wx4$kP9qLm2Z»""#,
+    // A key that only says "key" holds a secret when the value is unmistakably generated;
+    // template-like pairs of bytes inside it (`%(`, `${%`) are no template.
+    "define( 'LOGGED_IN_KEY', '«{a20}&z;RT|Vz$x[8X:f||B8%[LH4»' );",
+    "define( 'NONCE_SALT', '«$*q:@WD6+1zB^EdJ5s)lgb%(e{%/i{Ea:m;;8K!O/P.F#a,4_+»' );",
+    // The `value` field of an object or entry named by a secret-like key.
+    r#"  "db_admin_password": { "sensitive": true, "value": "«{a12}@=,w&m~N»" }"#,
+    "{\n  \"db_password\": {\n    \"sensitive\": true,\n    \"type\": \"string\",\n    \"value\": \"«{a20}»\"\n  },\n  \"region\": {\n    \"value\": \"eu-west-1\"\n  }\n}",
+    "env:\n- name: LOG_LEVEL\n  value: debug\n- name: DB_PASSWORD\n  value: \"«{a16}»\"\n- name: NEXT\n  value: plainvalue",
+    r#"[{"name": "DB_PASSWORD", "value": "«{a16}»"}, {"name": "PORT", "value": "8080"}]"#,
+    "aws cloudformation deploy --parameter-overrides ParameterKey=DbPassword,ParameterValue=«{a16}»",
+    // The other fields of such an object are scanned as any line.
+    "{\n  \"AccessKey\": {\n    \"UserName\": \"ci\",\n    \"SecretAccessKey\": \"«{b40}»\",\n    \"Status\": \"Active\"\n  }\n}",
 ];
 
 #[test]
@@ -1364,6 +1453,34 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "git push -u origin main && docker run -u 1000:1000 img",
     "curl -u username:password https://localhost:9200",
     "stringData:\n  password: ENC[AES256_GCM,data:{b16}=,iv:{b43}=,tag:{b22}==,type:str]",
+    // Sigils before names are code; keys that only say "key" hold names, digests and ids.
+    "token = @current_user.token",
+    "password = !isEmpty",
+    "cache_key = \"{h32}\"",
+    "idempotency_key: {uuid}",
+    "primary_key = \"users_pkey\"",
+    "sort_key: createdAtTimestampIndexKey",
+    "foreignKey={a30}",
+    "idempotency_key = \"{a32}\"",
+    "key: tls.crt",
+    "DB_PASSWORD=${DB_PASSWORD};Server=db",
+    "- name: password\n  description: the user's password\n  required: true",
+    "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
+    "password_policy = { min_length = 12 }",
+    r#""api_token": { "sensitive": true, "value": "${var.api_token}" }"#,
+    // A value in a format's look without its documented shape is made up.
+    r#"telegram_api_token = "{d4}:Ap{l36}""#,
+    r#"telegram_api_token = "{d17}:Ao{l33}""#,
+    // Prose and code spans around the new recognizers.
+    "- **Database password masked**: `postgresql://testuser:***@localhost:5432/db`",
+    r#"{"text": "signup(email: email, password: password,\n      );"}"#,
+    "- `getReleasePriceValue()` / `setReleasePriceValue()` are the accessors",
+    "the token is `cl100k_base`, the access token is valid for 3600 seconds",
+    "The API key is stored in .env as OPENAI_API_KEY; El token es inválido",
+    "rename `SomeLongTypeName` / `OtherLongTypeName2` and `feature/login` / `main`",
+    "$ vault read -field=policies auth/token/lookup-self\ndefault\n$ ls",
+    "$ kubectl get secret db -o jsonpath='{.data.password}'\nError from server (NotFound): secrets \"db\" not found",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 ];
 
 #[test]
@@ -1466,7 +1583,11 @@ fn a_multi_line_block_maps_as_one_replacement() {
 #[test]
 fn the_assignment_rule_is_gated_on_every_qualified_key() {
     let table = redactor().table();
-    let rule = table.rules.iter().find(|r| r.recognizer.is_some()).unwrap();
+    let rule = table
+        .rules
+        .iter()
+        .find(|r| r.recognizer == Some(rules::Recognizer::Assignment))
+        .unwrap();
     let grammar = table.assignment.as_ref().unwrap();
     for qualifier in grammar.key_qualifiers() {
         for separator in ["", "_", "-", "."] {
@@ -1531,11 +1652,31 @@ fn passwords_in_prose_are_redacted_in_many_languages() {
         "비밀번호는 «{a14}»",
         "mật khẩu là «{a14}»",
         "the password is \"«{a14}»\"",
+        // A phrase qualifying the word, then a copula or a colon.
+        "The password for the reporting replica is «{a14}», user `ro`.",
+        "A senha do servidor de testes é «{a14}» e o usuário é `qa`.",
+        "Le mot de passe du compte de service est “«{a14}»” pour l'instant.",
+        "La contraseña de la base de datos de pruebas es: «{a14}»",
+        "Das Passwort für den Build-Server lautet «{a14}», Benutzer ist `ci`.",
+        "Пароль от почтового ящика: «{a14}» (логин `bot`).",
+        "รหัสผ่านของเซิร์ฟเวอร์ทดสอบ คือ «{a14}» ครับ",
+        "Mật khẩu của máy chủ thử nghiệm là «{a14}».",
+        "The staging database password is `«{a14}»` — found in the wiki.",
     ];
     for (seed, template) in sentences.iter().enumerate() {
         let (text, expected) = expand(template, "prose-password", 700 + seed as u64);
         assert_eq!(redactor().redact(&text).text, expected, "{text}");
     }
+    // French guillemets (the templates' own markers, so spelled out here).
+    let (value, _) = expand("{a14}", "prose-password", 799);
+    assert_eq!(
+        redactor()
+            .redact(&format!(
+                "le mot de passe de recette est « {value} » (compte `qa`)"
+            ))
+            .text,
+        "le mot de passe de recette est « [REDACTED:prose-password] » (compte `qa`)"
+    );
 }
 
 #[test]
@@ -1557,6 +1698,10 @@ fn prose_about_passwords_without_one_stays() {
         "the password is user-defined",
         "set the password to $PGPASSWORD",
         "passwordless login is enabled",
+        "The password for the admin account is stored in 1Password.",
+        "The password field is required when the user is Admin123.",
+        "the password policy for new accounts is documented in SECURITY.md",
+        "Your password must be 12 characters long; the token is rotated daily.",
     ] {
         assert_eq!(redactor().redact(text).text, text);
     }
