@@ -279,7 +279,7 @@ fn command_code(
         "Command {{ names: {}, effect: {}, bare_effect: {}, long_prefixes: {}, \
          single_dash_long: {}, permute: {}, forwards: {}, value_options: {}, optional_values: &[{}], \
          long_options: {}, options: &[{}], read_verbs: {}, selectors: {}, subs: &[{}], holds: &[{}], \
-         check: {}, downloads: {} }}",
+         check: {}, downloads: {}, prints: {} }}",
         static_strs(&spec.names),
         effect(spec.effect.or(inherited.effect)),
         effect(spec.bare_effect),
@@ -299,6 +299,7 @@ fn command_code(
             .as_deref()
             .map_or("None".to_string(), |c| format!("Some({})", string(c))),
         spec.downloads,
+        static_strs(&spec.prints),
     )
 }
 

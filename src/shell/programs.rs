@@ -23,6 +23,7 @@ pub struct Command {
     pub holds: &'static [Hold],
     pub check: Option<&'static str>,
     pub downloads: bool,
+    pub prints: &'static [&'static str],
 }
 
 #[derive(Debug)]
@@ -138,6 +139,8 @@ pub struct Operand {
     pub text: String,
     pub dynamic: bool,
     pub after_dashdash: bool,
+    /// How many options came before it: operands given together share the count.
+    pub options_before: usize,
 }
 
 /// A command line read against a spec.
@@ -192,6 +195,17 @@ impl Parsed {
             .join(" ")
     }
 
+    /// Whether an option given is one with which the program only prints its help or
+    /// version and exits (the spec's `prints` of the level it was given at: `docker -v` is
+    /// the version, `docker compose down -v` removes volumes).
+    pub fn prints_only(&self) -> bool {
+        self.options.iter().any(|opt| {
+            self.path
+                .get(opt.level)
+                .is_some_and(|command| command.prints.contains(&opt.name.as_str()))
+        })
+    }
+
     /// Whether a subcommand was expected at the last level but none matched.
     pub fn unknown_sub(&self) -> bool {
         !self.leaf().subs.is_empty() && !self.operands.is_empty()
@@ -215,12 +229,15 @@ impl Parsed {
         }
         let by_verb = !leaf.read_verbs.is_empty() && !self.operands.is_empty();
         if self.unknown_sub() || by_verb {
-            // Groups nest to any depth (`az storage blob list`): the action word decides.
+            // Groups nest to any depth (`az network dns record-set a list`): the action word
+            // among the first words given together decides (not an option's value further on:
+            // `az keyvault set-policy --secret-permissions get list`).
+            let run = self.operands.first().map(|o| o.options_before);
             let leading = self
                 .operands
                 .iter()
-                .take(4)
-                .take_while(|o| !o.after_dashdash);
+                .take(6)
+                .take_while(|o| !o.after_dashdash && Some(o.options_before) == run);
             let verb = leading.clone().any(|operand| {
                 leaf.read_verbs
                     .iter()
@@ -268,7 +285,8 @@ impl Parsed {
                 opt.name.as_str(),
                 "--help" | "--version" | "--dry-run" | "--dryrun"
             )
-        }) || self.sub_words.last().is_some_and(|word| word == "help");
+        }) || self.sub_words.last().is_some_and(|word| word == "help")
+            || self.prints_only();
         if informational && raised.is_none_or(|(effect, _, _)| effect <= base) {
             return (Effect::Read, None);
         }
@@ -335,6 +353,7 @@ pub fn parse(program: &'static Command, args: &[String], dynamic: &[bool]) -> Pa
                 text: arg.clone(),
                 dynamic: is_dynamic,
                 after_dashdash: only_operands,
+                options_before: parsed.options.len(),
             });
             operands_at_level += 1;
             if !level.permute {

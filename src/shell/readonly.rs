@@ -92,6 +92,10 @@ pub(super) fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, S
     if let Some(kind) = kind {
         return Some((kind, shown));
     }
+    if parsed.prints_only() {
+        // `wget -h`, `7z -h`: help or version is printed and nothing else runs.
+        return None;
+    }
     if let Some(denial) = parsed
         .path
         .iter()

@@ -186,6 +186,26 @@ pub fn shell_reads_pipe(invocation: &Invocation) -> bool {
             .any(|arg| arg == "--version" || arg == "--help")
 }
 
+/// rtk's own commands: they print its statistics, set it up or read a file themselves.
+const RTK_OWN_COMMANDS: &[&str] = &[
+    "gain",
+    "discover",
+    "init",
+    "config",
+    "help",
+    "version",
+    "read",
+    "smart",
+    "log",
+    "json",
+    "deps",
+    "env",
+    "learn",
+    "hook-audit",
+    "cc-economics",
+    "verify",
+];
+
 pub fn nested(invocation: &Invocation) -> Nested {
     let argv = &invocation.argv;
     if invocation.dynamic.first().copied().unwrap_or(true) {
@@ -242,6 +262,16 @@ pub fn nested(invocation: &Invocation) -> Nested {
         "doas" => operand(&["-u", "-C"]),
         "nohup" | "builtin" | "chronic" | "unbuffer" | "setsid" | "catchsegv" => operand(&[]),
         "exec" => operand(&["-a"]),
+        "rtk" => match argv.get(1).map(String::as_str) {
+            // rtk (a proxy that shortens command output) runs `rtk proxy CMD`, `rtk err CMD`
+            // and `rtk test CMD` as given, and `rtk git status`, `rtk ls` as the program they
+            // name; its own commands (`gain`, `discover`, `read FILE`...) run nothing else.
+            Some("proxy" | "err" | "test" | "summary") => Nested::Argv(2),
+            Some(word) if !word.starts_with('-') && !RTK_OWN_COMMANDS.contains(&word) => {
+                Nested::Argv(1)
+            }
+            _ => Nested::None,
+        },
         "nice" => operand(&["-n", "--adjustment"]),
         "ionice" => operand(&["-c", "-n", "--class", "--classdata"]),
         "stdbuf" => operand(&["-i", "-o", "-e", "--input", "--output", "--error"]),

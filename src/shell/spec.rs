@@ -110,6 +110,11 @@ pub struct CommandSpec {
     /// shell, that is code from the network.
     #[serde(default)]
     pub downloads: bool,
+    /// Options with which the program only prints its help or version and exits, whatever
+    /// else is given (`-h`, `-V`; `--help` and `--version` are understood everywhere), when
+    /// given at this level: not inherited.
+    #[serde(default)]
+    pub prints: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1049,6 +1049,71 @@ const MORE_CASES: &[(&str, Option<DenyKind>)] = &[
     ("ruby -e 'system(\"rm x\")'", X),
 ];
 
+/// Reading and writing forms of the programs the specs describe, from their documented CLIs.
+const PROGRAM_SPEC_CASES: &[(&str, Option<DenyKind>)] = &[
+    ("npm docs express", A),
+    ("npm -v", A),
+    ("pnpm -h", A),
+    ("npm get prefix", A),
+    ("npm owner ls left-pad", A),
+    ("npm owner add bob left-pad", S),
+    ("npm dist-tag add pkg@1.2.0 beta", S),
+    ("npm token create", S),
+    ("npm cache clean --force", S),
+    ("npm cache verify", S),
+    ("npm set registry https://x", S),
+    ("rtk git diff --stat", A),
+    ("rtk gain --daily", A),
+    ("rtk cat src/main.rs", A),
+    ("rtk git push", G),
+    ("rtk proxy rm -rf build", F),
+    ("rtk err cargo fmt", F),
+    ("rtk init -g", F),
+    ("7z l a.7z", A),
+    ("7z -h", A),
+    ("7z a -mhe=on out.7z src", F),
+    ("7z x a.7z", F),
+    ("wget -V", A),
+    ("docker -v", A),
+    ("docker -l info ps", A),
+    ("docker compose down -v", S),
+    ("az network dns record-set a list -g grp --zone-name z", A),
+    ("az config get core.output", A),
+    (
+        "az keyvault set-policy --name v --object-id o --secret-permissions get list",
+        S,
+    ),
+    ("uv export --no-hashes", A),
+    ("uv export -o requirements.txt", F),
+    ("uv lock --check", A),
+    ("uv lock", S),
+    ("cargo owner --list serde", A),
+    ("cargo owner --add bob serde", S),
+    ("auth0 api get tenants/settings", A),
+    ("auth0 api clients", A),
+    ("auth0 api post clients", S),
+    ("auth0 api clients --data '{}'", S),
+    ("defaults -currentHost read com.apple.dock", A),
+    ("defaults write com.apple.dock autohide -bool true", S),
+    ("networksetup -showpppoestatus MyPPPoE", A),
+    ("networksetup -setairportpower en0 off", S),
+    ("ansible-playbook -h", A),
+    ("ansible-playbook site.yml", S),
+];
+
+#[test]
+fn program_spec_cases() {
+    let failures: Vec<String> = PROGRAM_SPEC_CASES
+        .iter()
+        .filter_map(|(command, expected)| {
+            let verdict = classify_read_only(command);
+            (kind_of(&verdict) != *expected)
+                .then(|| format!("{command:?}: expected {expected:?}, got {verdict:?}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn more_read_only_cases() {
     let failures: Vec<String> = MORE_CASES
