@@ -200,6 +200,9 @@ fn input_chooses_command(invocation: &Invocation, parsed: &Parsed) -> Option<Hol
         .holds
         .iter()
         .any(|rule| !rule.any.is_empty() || !rule.all.is_empty());
+    // Where any unique prefix of a long option is that option (git), an input word that
+    // forms an option can become any of them.
+    let abbreviates = parsed.path.iter().any(|command| command.long_prefixes);
     let options_matter = leaf.single_dash_long || option_holds;
     let takes_value = |word: &str| {
         parsed
@@ -239,7 +242,9 @@ fn input_chooses_command(invocation: &Invocation, parsed: &Parsed) -> Option<Hol
                 .operands
                 .first()
                 .is_some_and(|operand| operand.text == *word);
-        if sub_position || options_matter {
+        // `--{}`: an option name completed by the input.
+        let completes_option = abbreviates && word.starts_with('-');
+        if sub_position || options_matter || completes_option {
             return Some(hold());
         }
     }
@@ -283,8 +288,8 @@ fn input_chooses_code(
 
 /// Dangers of how commands combine: code from the network or from run time fed to a shell.
 fn combination_hold(name: &str, invocation: &Invocation) -> Option<Hold> {
-    let shell_like =
-        rules::is_shell(name) || matches!(name, "eval" | "source" | "." | "su" | "runuser");
+    let shell_like = rules::is_shell(name)
+        || matches!(name, "eval" | "source" | "." | "trap" | "su" | "runuser");
     let interpreter = programs::lookup(name).is_some_and(|spec| spec.check == Some("interpreter"));
     if (shell_like || interpreter) && invocation.piped && reads_program_from_stdin(name, invocation)
     {
@@ -339,10 +344,10 @@ fn reads_program_from_stdin(name: &str, invocation: &Invocation) -> bool {
     ) || invocation.argv.get(1).is_some_and(|arg| arg == "-")
 }
 
-/// `eval "$X"`, `bash -c "$CMD"`, `source "$FILE"`, `eval "$(curl ...)"`, `bash <(curl ...)`:
-/// shell code whose text is only known at run time. Code printed by an ordinary command
-/// (`eval "$(brew shellenv)"`, `source <(kubectl completion bash)`) is as safe as that
-/// command; code from a variable, a download or another script is not.
+/// `eval "$X"`, `bash -c "$CMD"`, `source "$FILE"`, `eval "$(curl ...)"`, `bash <(curl ...)`,
+/// `trap "$(cmd)" EXIT`: shell code whose text is only known at run time. Only the set-up
+/// code of a known generator, in its exact form (`eval "$(brew shellenv)"`, `source
+/// <(kubectl completion bash)`), is known for what it is.
 fn dynamic_code_source(name: &str, invocation: &Invocation) -> Option<Hold> {
     let argv = &invocation.argv;
     // `bash -n` checks syntax; `bash -s ARGS` reads its code from stdin, the words are data.
@@ -354,7 +359,7 @@ fn dynamic_code_source(name: &str, invocation: &Invocation) -> Option<Hold> {
     }
     let code_words: Vec<usize> = if matches!(name, "eval") {
         (1..argv.len()).collect()
-    } else if matches!(name, "source" | ".") {
+    } else if matches!(name, "source" | "." | "trap") {
         first_operand(argv, 1).into_iter().collect()
     } else if rules::is_shell(name) {
         match rules::shell_payload(invocation) {
@@ -370,24 +375,52 @@ fn dynamic_code_source(name: &str, invocation: &Invocation) -> Option<Hold> {
     };
     for at in code_words {
         let (word, dynamic) = (&argv[at], invocation.dynamic[at]);
-        if !dynamic {
+        if !dynamic || generated_setup_code(name, invocation, at) {
             continue;
         }
-        let risky = match substitutions(word) {
-            Some(bodies) if !without_substitutions(word).contains('$') => {
-                bodies.iter().any(|body| produces_risky_code(body))
-            }
-            _ => true,
-        };
-        if risky {
-            return Some(Hold::new(
-                "shell.dynamic-code",
-                format!("`{name}` runs shell code that is only known at run time (`{word}`)"),
-                "write the commands out so they can be checked, or save the script and read it first",
-            ));
-        }
+        return Some(Hold::new(
+            "shell.dynamic-code",
+            format!("`{name}` runs shell code that is only known at run time (`{word}`)"),
+            "write the commands out so they can be checked, or save the script and read it first",
+        ));
     }
     None
+}
+
+/// `eval "$(ssh-agent -s)"`, `. <(kubectl completion bash)`: the code is what a known
+/// generator prints, and nothing else: the builtin named by the shell itself (no wrapper,
+/// assignment or redirection of its own), the substitution its only word, and in it the
+/// generator alone, with fixed words (no pipe, list, redirection or nested substitution).
+fn generated_setup_code(name: &str, invocation: &Invocation, at: usize) -> bool {
+    let argv = &invocation.argv;
+    if invocation.wrapped
+        || !invocation.assignments.is_empty()
+        || invocation.redirected
+        || argv.len() != 2
+        || at != 1
+    {
+        return false;
+    }
+    let opening = match name {
+        "eval" => "$(",
+        "source" | "." => "<(",
+        _ => return false,
+    };
+    let Some(body) = argv[1]
+        .strip_prefix(opening)
+        .and_then(|rest| rest.strip_suffix(')'))
+    else {
+        return false;
+    };
+    let Ok(analysis) = super::walk::analyze(body) else {
+        return false;
+    };
+    analysis.redirects.is_empty()
+        && analysis.dynamic_code.is_empty()
+        && matches!(analysis.invocations.as_slice(), [only]
+            if only.assignments.is_empty()
+                && only.dynamic.iter().all(|dynamic| !dynamic)
+                && programs::generates_shell_code(&only.argv))
 }
 
 /// The first word after options (`source -p dir FILE` is a BSD form: skip option values).
@@ -411,72 +444,6 @@ fn first_operand(argv: &[String], from: usize) -> Option<usize> {
         return Some(index);
     }
     None
-}
-
-/// The bodies of `$(...)`, backticks and `<(...)` in a word, or None when unbalanced.
-fn substitutions(word: &str) -> Option<Vec<String>> {
-    let bytes = word.as_bytes();
-    let mut bodies = Vec::new();
-    let mut index = 0;
-    while index < bytes.len() {
-        let opens = bytes[index + 1..].first() == Some(&b'(')
-            && matches!(bytes[index], b'$' | b'<' | b'>')
-            && bytes.get(index + 2) != Some(&b'(');
-        if opens {
-            let start = index + 2;
-            let mut level = 1;
-            let mut cursor = start;
-            while cursor < bytes.len() && level > 0 {
-                match bytes[cursor] {
-                    b'(' => level += 1,
-                    b')' => level -= 1,
-                    _ => {}
-                }
-                cursor += 1;
-            }
-            if level != 0 {
-                return None;
-            }
-            bodies.push(word[start..cursor - 1].to_string());
-            index = cursor;
-        } else if bytes[index] == b'`' {
-            let end = word[index + 1..].find('`')? + index + 1;
-            bodies.push(word[index + 1..end].to_string());
-            index = end + 1;
-        } else {
-            index += 1;
-        }
-    }
-    Some(bodies)
-}
-
-fn without_substitutions(word: &str) -> String {
-    static SUBSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"[$<>]\([^()]*(?:\([^()]*\)[^()]*)*\)|`[^`]*`").expect("substitution pattern")
-    });
-    SUBSTITUTION.replace_all(word, "").into_owned()
-}
-
-/// Whether a command's output, run as code, is risky: it downloads, runs a script or an
-/// interpreter, names a program only known at run time, or cannot be analysed.
-fn produces_risky_code(body: &str) -> bool {
-    let Ok(analysis) = super::walk::analyze(body) else {
-        return true;
-    };
-    !analysis.dynamic_code.is_empty()
-        || analysis.invocations.iter().any(|invocation| {
-            let name = rules::program_name(&invocation.argv[0]);
-            invocation.dynamic.first().copied().unwrap_or(true)
-                || rules::downloads(invocation)
-                || rules::is_shell(name)
-                || matches!(name, "eval" | "source" | ".")
-                || programs::lookup(name).is_some_and(|spec| spec.check == Some("interpreter"))
-                || invocation.from_input.iter().any(|input| *input)
-        })
-        || analysis
-            .redirects
-            .iter()
-            .any(|redirect| redirect.writes_file())
 }
 
 fn rule_applies(rule: &HoldRule, parsed: &Parsed, invocation: &Invocation, depth: usize) -> bool {
@@ -704,6 +671,12 @@ fn code_destroys(code: &str, depth: usize) -> bool {
             .unwrap_or(false)
     };
     if GETLINE.captures_iter(code).any(|found| gated(&found[1])) {
+        return true;
+    }
+    // `node -e "rm -rf /"`: the program is a shell command the gate holds, given to the
+    // wrong interpreter (or meant for a shell the code starts): held as that command. Code
+    // of the language itself seldom parses as shell, and then names no such command.
+    if super::walk::is_shell_syntax(code) && gated(code) {
         return true;
     }
     EXEC.find_iter(code).any(|found| {

@@ -61,6 +61,22 @@ pub fn runs_code_env(name: &str) -> bool {
         })
 }
 
+/// Whether `argv` runs a command that prints shell set-up code (`ssh-agent -s`,
+/// `/opt/homebrew/bin/brew shellenv`, `kubectl completion bash`).
+pub fn generates_shell_code(argv: &[String]) -> bool {
+    let Some((program, args)) = argv.split_first() else {
+        return false;
+    };
+    let base = program.rsplit('/').next().unwrap_or(program);
+    SHELL_CODE_GENERATORS.iter().any(|generator| {
+        let mut words = generator.split(' ');
+        words.next() == Some(base)
+            && words
+                .zip(args.iter().map(String::as_str).chain(std::iter::repeat("")))
+                .all(|(want, given)| want == given)
+    })
+}
+
 /// `name` or `prefix*` against a word.
 pub fn pattern_matches(pattern: &str, word: &str) -> bool {
     match pattern.strip_suffix('*') {

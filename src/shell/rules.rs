@@ -125,8 +125,10 @@ pub fn shell_flags(argv: &[String]) -> String {
             break;
         }
         if !arg.starts_with("--") && arg.starts_with('-') {
-            // `-onotify`, `-Oextglob`: the rest of the cluster names an option.
+            // `-onotify`, `-Oextglob`: the rest of the cluster names an option. In a word
+            // with an expansion (`-$X`, xargs's `-{}`) the letters as written are no flags.
             let cluster = &arg[1..];
+            let cluster = &cluster[..cluster.find('$').unwrap_or(cluster.len())];
             let end = cluster.find(['o', 'O']).unwrap_or(cluster.len());
             flags.push_str(&cluster[..end]);
         }
@@ -210,6 +212,33 @@ pub fn nested(invocation: &Invocation) -> Nested {
     let argv = &invocation.argv;
     if invocation.dynamic.first().copied().unwrap_or(true) {
         return Nested::None;
+    }
+    // `'rm -rf /tmp/x'`, `'git push origin\n+main'`: no program has white space in its name;
+    // this is a whole command put in one quoted word. What it spells is read as that
+    // command's words (the shell would say "command not found", a model retrying it would
+    // not).
+    // A name that is a variable's value (`sh -c '"$1"' _ 'rm -rf /'`) stays one word: it runs
+    // nothing.
+    let expanded_name = invocation.expanded.first().copied().unwrap_or(false);
+    if !expanded_name && argv[0].chars().any(char::is_whitespace) {
+        let mut words: Vec<String> = argv[0]
+            .split(char::is_whitespace)
+            .filter(|word| !word.is_empty())
+            .map(str::to_string)
+            .collect();
+        if words.is_empty() {
+            return Nested::None;
+        }
+        let spelled = words.len();
+        words.extend(argv[1..].iter().cloned());
+        let mut dynamic = vec![false; spelled];
+        dynamic.extend(invocation.dynamic[1..].iter().copied());
+        let from_input = vec![false; words.len()];
+        return Nested::Commands(vec![Words {
+            argv: words,
+            dynamic,
+            from_input,
+        }]);
     }
     // `XARGS`, `xargs.exe`: case-insensitive file systems and Windows run the same program.
     let lowered = program_name(&argv[0]).to_ascii_lowercase();

@@ -35,6 +35,12 @@ pub struct ProgramsFile {
     pub commands: Vec<CommandSpec>,
     #[serde(default)]
     pub environment: Option<EnvironmentSpec>,
+    /// Commands whose documented output is shell code to set up the current shell
+    /// (`ssh-agent`, `direnv hook`, `kubectl completion`): program and leading words.
+    /// `eval "$(GENERATOR ...)"` and `source <(GENERATOR ...)` run that code, and only in
+    /// that exact form is it known; any other code read at run time is held.
+    #[serde(default)]
+    pub shell_code_generators: Vec<String>,
 }
 
 /// Variables that change what ordinary programs run.

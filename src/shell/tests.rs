@@ -1492,10 +1492,80 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
     ("parallel rm -rf {} ::: build dist", None),
     ("sudo --help", None),
     ("rm --help", None),
+    // Code read at run time: only a known generator's set-up code, in its exact form.
+    ("eval \"$(direnv hook bash)\"", None),
+    ("eval \"$(/usr/local/bin/brew shellenv)\"", None),
+    (". <(helm completion zsh)", None),
+    ("eval \"$(cat setup.sh)\"", Some("shell.dynamic-code")),
+    (
+        "command eval \"$(brew shellenv)\"",
+        Some("shell.dynamic-code"),
+    ),
+    (
+        "eval \"$(brew shellenv)\" 2>/dev/null",
+        Some("shell.dynamic-code"),
+    ),
+    (
+        "eval \"$(brew shellenv; echo x)\"",
+        Some("shell.dynamic-code"),
+    ),
+    (
+        "eval \"$(DEBUG=1 direnv hook bash)\"",
+        Some("shell.dynamic-code"),
+    ),
+    (
+        "source <(helm completion zsh | sed s/x/y/)",
+        Some("shell.dynamic-code"),
+    ),
+    (
+        "trap \"$(direnv hook bash)\" EXIT",
+        Some("shell.dynamic-code"),
+    ),
+    // A whole command in one quoted word is read as that command; a variable's value is not.
+    ("'git reset --hard HEAD~1'", Some("git.reset-hard")),
+    ("\"find /var/log\n-delete\"", Some("find.delete")),
+    ("sh -c '\"$1\"' _ 'git reset --hard'", None),
+    // `time` keyword forms, and wrappers that run a program, not a function.
+    (
+        "wipe() { git clean -fdx; }; time -- wipe",
+        Some("git.clean-force"),
+    ),
+    (
+        "wipe() { git clean -fdx; }; time -p -- ! wipe",
+        Some("git.clean-force"),
+    ),
+    ("wipe() { git clean -fdx; }; env wipe", None),
+    // Splitting at a custom `IFS`; a bound on the words expansions produce.
+    (
+        "sh -c 'IFS=:; $*' _ 'git:reset:--hard'",
+        Some("git.reset-hard"),
+    ),
+    ("sh -c 'IFS=:; $*' _ 'git reset --hard'", None),
+    // Inline code that is a shell command the gate holds.
+    ("ruby -e 'git push --force'", Some("interpreter.destroys")),
+    ("node -e 'console.log(\"git push --force\")'", None),
+    // Input completing an option name of a program that takes abbreviations.
+    ("xargs -I% git log --%", Some("xargs.input-chooses-command")),
+    (
+        "xargs -I% sh -% 'echo ok'",
+        Some("xargs.input-chooses-code"),
+    ),
 ];
 
 fn gate_rule(command: &str) -> Option<String> {
     super::dangerous(command).map(|hold| hold.rule)
+}
+
+#[test]
+fn expansions_are_bounded() {
+    let words = "x ".repeat(200);
+    let command = format!("sh -c '{}' _ {words}", "$@ ".repeat(100));
+    assert_eq!(
+        super::analyze(&command).map(drop).map_err(|err| err.kind),
+        Err(TooDeep)
+    );
+    let command = format!("sh -c '{}' _ {words}", "$@ ".repeat(50));
+    assert!(super::analyze(&command).is_ok());
 }
 
 #[test]
@@ -1547,6 +1617,7 @@ fn program_tables_match_their_assets() {
         assert_eq!(command.selectors, spec.selectors.as_slice(), "{at}");
         assert_eq!(command.downloads, spec.downloads, "{at}");
         assert_eq!(command.forwards, spec.forwards, "{at}");
+        assert_eq!(command.prints, spec.prints.as_slice(), "{at}");
         assert_eq!(
             command.optional_values.len(),
             spec.optional_values.len(),
@@ -1595,12 +1666,14 @@ fn program_tables_match_their_assets() {
 
     let mut programs_seen = 0;
     let mut runs_code = Vec::new();
+    let mut generators = Vec::new();
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/programs")).unwrap()
     {
         let path = entry.unwrap().path();
         let file: ProgramsFile =
             toml_edit::de::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         runs_code.extend(file.environment.into_iter().flat_map(|env| env.runs_code));
+        generators.extend(file.shell_code_generators);
         for spec in &file.commands {
             for name in &spec.names {
                 let command = programs::lookup(name).unwrap_or_else(|| panic!("{name} not found"));
@@ -1610,6 +1683,11 @@ fn program_tables_match_their_assets() {
         }
     }
     assert!(programs_seen > 400, "{programs_seen} program names");
+    assert!(!generators.is_empty());
+    for generator in &generators {
+        let argv: Vec<String> = generator.split(' ').map(str::to_string).collect();
+        assert!(programs::generates_shell_code(&argv), "{generator}");
+    }
     assert!(
         runs_code
             .iter()

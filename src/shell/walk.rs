@@ -27,6 +27,10 @@ const MAX_NESTING: usize = 16;
 /// Longest command analysed. Hook commands that write whole files through here-documents reach
 /// tens of kilobytes; parsing stays linear, this bounds the worst case.
 const MAX_LEN: usize = 512 * 1024;
+/// Words produced by splitting known values (`$@` repeated, `$W` with a long `W`) in one
+/// command. Repeating `"$@"` multiplies the words (130 × 130 is 16,900): past this (2^14,
+/// cc-safety-net's parser word limit too) the command is refused rather than analysed.
+const MAX_EXPANDED_WORDS: usize = 16_384;
 /// Function calls followed in one command. A function that calls itself, or calls that fan
 /// out (`f1() { f0; f0; }; f2() { f1; f1; }; ...`), exhaust it and the command is refused.
 const MAX_CALLS: usize = 64;
@@ -67,6 +71,8 @@ pub struct Invocation {
     pub argv: Vec<String>,
     /// Per word: its value is only known at run time (parameter or command substitution).
     pub dynamic: Vec<bool>,
+    /// Per word: it holds the known value of a variable (`$W` with `W` assigned earlier).
+    pub expanded: Vec<bool>,
     /// `NAME=value` words before the command.
     pub assignments: Vec<(String, String)>,
     /// The here-document or here-string fed to the command, if any.
@@ -87,6 +93,10 @@ pub struct Invocation {
     /// Found in shell code run by another command (`sh -c`, `eval`, a here-document fed to
     /// a shell): a program named by a variable there runs code chosen at run time.
     pub in_script: bool,
+    /// Run by a wrapper (`env`, `sudo`, `builtin`, `command`...), not named by the shell.
+    pub wrapped: bool,
+    /// Has redirections of its own (`eval "$X" > out`).
+    pub redirected: bool,
 }
 
 impl Invocation {
@@ -94,6 +104,7 @@ impl Invocation {
         Invocation {
             argv: self.argv.get(from..).unwrap_or_default().to_vec(),
             dynamic: self.dynamic.get(from..).unwrap_or_default().to_vec(),
+            expanded: self.expanded.get(from..).unwrap_or_default().to_vec(),
             assignments: Vec::new(),
             stdin_text: self.stdin_text.clone(),
             in_force: self.in_force.clone(),
@@ -103,6 +114,8 @@ impl Invocation {
             from_input: self.from_input.get(from..).unwrap_or_default().to_vec(),
             substituted: self.substituted,
             in_script: self.in_script,
+            wrapped: true,
+            redirected: false,
         }
     }
 
@@ -209,6 +222,7 @@ fn analyze_now(command: &str) -> Result<Analysis, ParseError> {
         state: State::default(),
         functions: std::collections::HashMap::new(),
         calls: 0,
+        expanded_words: 0,
         substitution_depth: 0,
         pending_values: Vec::new(),
         script_depth: 0,
@@ -235,6 +249,8 @@ struct Walker {
     /// Function definitions seen so far; a call walks the body.
     functions: std::collections::HashMap<String, brush_parser::ast::FunctionBody>,
     calls: usize,
+    /// Words produced by splitting so far (bounded by [`MAX_EXPANDED_WORDS`]).
+    expanded_words: usize,
     /// Inside how many `$(...)`, backticks or `<(...)`.
     substitution_depth: usize,
     /// Assignments of the simple command being read: (name, value, dynamic); they become
@@ -250,6 +266,8 @@ struct Unquoted {
     dynamic: bool,
     /// Contains an unquoted variable expansion that the shell would split into words.
     split: bool,
+    /// Contains the value of a variable assigned earlier (`"$1"` in `sh -c '"$1"' _ x`).
+    expanded: bool,
 }
 
 impl Walker {
@@ -297,7 +315,10 @@ impl Walker {
         let mut downloads = false;
         for (stage, command) in pipeline.seq.iter().enumerate() {
             let start = self.analysis.invocations.len();
-            parts.push(self.command(command, depth)?);
+            let after_time = (stage == 0 && pipeline.timed.is_some())
+                .then(|| after_time_dashdash(command))
+                .flatten();
+            parts.push(self.command(after_time.as_ref().unwrap_or(command), depth)?);
             let stage_invocations = &mut self.analysis.invocations[start..];
             if stage > 0 {
                 for invocation in stage_invocations.iter_mut() {
@@ -465,8 +486,25 @@ impl Walker {
         }
         for word in words {
             if word.split && !word.dynamic {
-                // `$W` with `W='rm -rf ~'`: the shell splits the value into words.
-                for part in word.text.split_whitespace() {
+                // `$W` with `W='rm -rf ~'`: the shell splits the value into words, at the
+                // characters of `IFS` when it was set in this command line (`IFS=,; $*`).
+                let separators = self.state.vars.get("IFS");
+                let is_separator = |c: char| match separators {
+                    Some(ifs) => ifs.contains(c),
+                    None => c.is_ascii_whitespace(),
+                };
+                for part in word
+                    .text
+                    .split(is_separator)
+                    .filter(|part| !part.is_empty())
+                {
+                    invocation.expanded.push(true);
+                    self.expanded_words += 1;
+                    if self.expanded_words > MAX_EXPANDED_WORDS {
+                        return Err(ParseError::too_deep(format!(
+                            "expansions produce more than {MAX_EXPANDED_WORDS} words"
+                        )));
+                    }
                     invocation.argv.push(part.to_string());
                     invocation.dynamic.push(false);
                 }
@@ -474,8 +512,15 @@ impl Walker {
             }
             invocation.argv.push(word.text);
             invocation.dynamic.push(word.dynamic);
+            invocation.expanded.push(word.expanded);
         }
-        let mut view = invocation.argv.join(" ");
+        // `<(SETUP=1 kubectl completion bash)` reads as it was written: assignments first.
+        let mut view: String = invocation
+            .assignments
+            .iter()
+            .map(|(name, value)| format!("{name}={} ", rules::quoted(value)))
+            .collect();
+        view.push_str(&invocation.argv.join(" "));
         for redirect in &rendered_redirects {
             if !view.is_empty() {
                 view.push(' ');
@@ -498,6 +543,7 @@ impl Walker {
             return Ok(view);
         }
         self.pending_values.clear();
+        invocation.redirected = !rendered_redirects.is_empty();
         invocation.in_force = self.state.in_force.clone();
         invocation.cwd = self.state.cwd.clone();
         invocation.substituted = self.substitution_depth > 0;
@@ -548,6 +594,7 @@ impl Walker {
                     text: format!("{sigil}({body})"),
                     dynamic: true,
                     split: false,
+                    expanded: false,
                 });
             }
         }
@@ -575,8 +622,12 @@ impl Walker {
     fn invocation(&mut self, invocation: Invocation, depth: usize) -> Result<(), ParseError> {
         let name = rules::program_name(&invocation.argv[0]).to_string();
         let static_name = !invocation.dynamic.first().copied().unwrap_or(true);
-        if static_name && let Some(body) = self.functions.get(&name).cloned() {
-            // A call of a function defined earlier: what runs is its body.
+        let function = (static_name && !invocation.wrapped)
+            .then(|| self.functions.get(&name).cloned())
+            .flatten();
+        if let Some(body) = function {
+            // A call of a function defined earlier: what runs is its body. A wrapper (`env`,
+            // `sudo`, `/usr/bin/time`, `xargs`) runs a program of that name instead.
             self.calls += 1;
             if self.calls > MAX_CALLS {
                 return Err(ParseError::too_deep(format!(
@@ -808,6 +859,7 @@ impl Walker {
                         text: String::new(),
                         dynamic: false,
                         split: false,
+                        expanded: false,
                     };
                     for piece in &pieces {
                         self.piece(&heredoc.doc.value, piece, true, &mut scratch, depth)?;
@@ -849,6 +901,7 @@ impl Walker {
                 text: remove_quotes(word),
                 dynamic: expands_parameter(word),
                 split: false,
+                expanded: false,
             });
         }
         let pieces = guarded(|| brush_parser::word::parse(word, &self.options))
@@ -857,6 +910,7 @@ impl Walker {
             text: String::with_capacity(word.len()),
             dynamic: false,
             split: false,
+            expanded: false,
         };
         for piece in &pieces {
             self.piece(word, piece, false, &mut out, depth)?;
@@ -916,6 +970,7 @@ impl Walker {
                     // Assigned earlier in this command line: its value is known. `"$@"` is
                     // one word per argument even in double quotes.
                     out.text.push_str(value);
+                    out.expanded = true;
                     out.split |= !in_double_quotes || name == Some("@");
                     return Ok(());
                 }
@@ -954,6 +1009,32 @@ impl Walker {
         }
         Ok(())
     }
+}
+
+/// `time -- CMD`, `time -p -- ! CMD`: bash's `time` keyword takes `--` (unquoted) and
+/// then the pipeline, which may be negated; the parser leaves both in the command's words.
+fn after_time_dashdash(command: &Command) -> Option<Command> {
+    let Command::Simple(simple) = command else {
+        return None;
+    };
+    if simple.prefix.is_some() || simple.word_or_name.as_ref()?.value != "--" {
+        return None;
+    }
+    let mut items = simple.suffix.as_ref()?.0.iter().peekable();
+    while items.peek().is_some_and(
+        |item| matches!(item, CommandPrefixOrSuffixItem::Word(word) if word.value == "!"),
+    ) {
+        items.next();
+    }
+    let Some(CommandPrefixOrSuffixItem::Word(name)) = items.next() else {
+        return None;
+    };
+    let rest: Vec<CommandPrefixOrSuffixItem> = items.cloned().collect();
+    Some(Command::Simple(SimpleCommand {
+        prefix: None,
+        word_or_name: Some(name.clone()),
+        suffix: (!rest.is_empty()).then_some(brush_parser::ast::CommandSuffix(rest)),
+    }))
 }
 
 /// Whether a shell would accept `source` at all (a line it rejects runs nothing).
