@@ -360,7 +360,17 @@ fn dynamic_code_source(name: &str, invocation: &Invocation) -> Option<Hold> {
     let code_words: Vec<usize> = if matches!(name, "eval") {
         (1..argv.len()).collect()
     } else if matches!(name, "source" | "." | "trap") {
-        first_operand(argv, 1).into_iter().collect()
+        // `source -p DIRS FILE` (bash 5.3) looks FILE up in DIRS: they choose the code too.
+        let search_path = argv
+            .iter()
+            .position(|arg| arg == "-p")
+            .filter(|_| name != "trap")
+            .map(|at| at + 1)
+            .filter(|at| *at < argv.len());
+        first_operand(argv, 1)
+            .into_iter()
+            .chain(search_path)
+            .collect()
     } else if rules::is_shell(name) {
         match rules::shell_payload(invocation) {
             Some(payload) => argv
@@ -544,7 +554,7 @@ fn check_applies(check: &str, parsed: &Parsed, invocation: &Invocation, depth: u
             } else {
                 true
             };
-            let patch = parsed.has_any(&["-p", "--patch"]) && !negated("--patch");
+            let patch = parsed.in_force(&["-p", "--patch"], "--patch");
             let targets =
                 !parsed.operands.is_empty() || parsed.has("--pathspec-from-file") || patch;
             worktree && targets

@@ -170,6 +170,9 @@ pub struct Parsed {
     pub operands: Vec<Operand>,
     /// Options given in their `--no-` form (`--no-worktree`), canonical positive names.
     pub negated: Vec<String>,
+    /// Per entry of `negated`: how many options were given before it (what comes later
+    /// wins: `--no-patch -p` is patch mode).
+    pub negated_at: Vec<usize>,
     /// A word whose value is only known at run time stands where an option or subcommand
     /// could be (`git $(x)`, `git reset --ha$(y)`): what the program does is not known.
     pub dynamic_option: bool,
@@ -182,6 +185,26 @@ impl Parsed {
 
     pub fn has_any(&self, names: &[&str]) -> bool {
         names.iter().any(|name| self.has(name))
+    }
+
+    /// Whether one of `names` (a short and a long spelling) is in force: given, and not
+    /// negated (`--no-NAME`) after it was last given.
+    pub fn in_force(&self, names: &[&str], long: &str) -> bool {
+        let given = self
+            .options
+            .iter()
+            .rposition(|opt| names.contains(&opt.name.as_str()));
+        let negated = self
+            .negated
+            .iter()
+            .zip(&self.negated_at)
+            .filter(|(name, _)| *name == long)
+            .map(|(_, at)| *at)
+            .max();
+        match (given, negated) {
+            (Some(given), Some(negated)) => given >= negated,
+            (given, _) => given.is_some(),
+        }
     }
 
     pub fn value(&self, name: &str) -> Option<&str> {
@@ -329,6 +352,7 @@ pub fn parse(program: &'static Command, args: &[String], dynamic: &[bool]) -> Pa
         options: Vec::new(),
         operands: Vec::new(),
         negated: Vec::new(),
+        negated_at: Vec::new(),
         dynamic_option: false,
     };
     let mut level = program;
@@ -415,6 +439,7 @@ pub fn parse(program: &'static Command, args: &[String], dynamic: &[bool]) -> Pa
                 let positive = format!("--{negated}");
                 parsed.options.retain(|opt| opt.name != positive);
                 parsed.negated.push(positive);
+                parsed.negated_at.push(parsed.options.len());
                 continue;
             }
             let optional = parsed

@@ -724,8 +724,11 @@ fn parallel(invocation: &Invocation) -> Nested {
         let joined = command.join(" ");
         let as_words: Vec<String> = command.iter().map(|word| quote(word)).collect();
         let as_words = as_words.join(" ");
+        // Inputs repeated give the same lines: each is analysed once.
+        let mut seen = std::collections::HashSet::new();
         let lines: Vec<String> = inputs
             .iter()
+            .filter(|input| seen.insert(input.as_str()))
             .flat_map(|input| {
                 let quoted = quote(input);
                 let line = fill(joined.clone(), &quoted);
@@ -783,6 +786,54 @@ fn fill_placeholders(word: &str, input: &str) -> String {
         .into_owned()
 }
 
+/// `find` primaries that take one word (`-name PATTERN`, `-fprint FILE`).
+const FIND_ONE_VALUE: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-regextype",
+    "-type",
+    "-xtype",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-perm",
+    "-size",
+    "-mtime",
+    "-atime",
+    "-ctime",
+    "-mmin",
+    "-amin",
+    "-cmin",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-samefile",
+    "-inum",
+    "-links",
+    "-lname",
+    "-ilname",
+    "-maxdepth",
+    "-mindepth",
+    "-used",
+    "-fstype",
+    "-context",
+    "-fprint",
+    "-fprint0",
+    "-fls",
+    "-printf",
+    "-newermt",
+    "-newerct",
+    "-newerat",
+    "-files0-from",
+];
+
 /// The commands of `find ... -exec CMD {} ;` (also `-execdir`, `-ok`, `-okdir`, `+`).
 /// `{}` stands for each path found: known only at run time.
 fn find_exec_targets(invocation: &Invocation) -> Vec<Words> {
@@ -813,6 +864,11 @@ fn find_exec_targets(invocation: &Invocation) -> Vec<Words> {
             }
             targets.push(words);
             index = end + 1;
+        } else if argv[index] == "-fprintf" {
+            // `-fprintf FILE FORMAT`: `find . -fprintf -exec {}` runs nothing.
+            index += 3;
+        } else if FIND_ONE_VALUE.contains(&argv[index].as_str()) {
+            index += 2;
         } else {
             index += 1;
         }
@@ -824,52 +880,6 @@ fn find_exec_targets(invocation: &Invocation) -> Vec<Words> {
 /// command run), each with the words it takes: `-delete` in `find . -exec echo -delete ;`
 /// is an argument of echo, in `find . -fprintf out -delete` the format.
 pub fn find_primaries(argv: &[String]) -> Vec<&str> {
-    const ONE: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-regextype",
-        "-type",
-        "-xtype",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-perm",
-        "-size",
-        "-mtime",
-        "-atime",
-        "-ctime",
-        "-mmin",
-        "-amin",
-        "-cmin",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-samefile",
-        "-inum",
-        "-links",
-        "-lname",
-        "-ilname",
-        "-maxdepth",
-        "-mindepth",
-        "-used",
-        "-fstype",
-        "-context",
-        "-fprint",
-        "-fprint0",
-        "-fls",
-        "-printf",
-        "-newermt",
-        "-newerct",
-        "-newerat",
-        "-files0-from",
-    ];
     let mut primaries = Vec::new();
     let mut index = 1;
     while let Some(arg) = argv.get(index) {
@@ -882,7 +892,7 @@ pub fn find_primaries(argv: &[String]) -> Vec<&str> {
                     .map_or(argv.len(), |offset| offset + 1);
             }
             "-fprintf" => index += 2,
-            _ if ONE.contains(&arg.as_str()) => index += 1,
+            _ if FIND_ONE_VALUE.contains(&arg.as_str()) => index += 1,
             _ if arg.starts_with('-') => primaries.push(arg.as_str()),
             _ => {}
         }

@@ -1550,6 +1550,26 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
         "xargs -I% sh -% 'echo ok'",
         Some("xargs.input-chooses-code"),
     ),
+    // Arithmetic in shell code run by another command evaluates variables' values.
+    (
+        "sh -c 'echo $(( total / count ))'",
+        Some("shell.dynamic-code"),
+    ),
+    ("sh -c 'n=4; echo $(( n * 2 ))'", None),
+    ("sh -c 'for ((k=0; k<3; k++)); do echo $k; done'", None),
+    ("echo $(( total / count ))", None),
+    // `source -p DIRS FILE`: the directories choose the code.
+    ("source -p \"$LIB\" helpers.sh", Some("shell.dynamic-code")),
+    // The later of `--patch` and `--no-patch` wins.
+    (
+        "git restore --no-patch --patch",
+        Some("git.restore-worktree"),
+    ),
+    ("git restore -p --no-patch", None),
+    // `find -fprintf FILE FORMAT` takes two words, the values of other primaries one.
+    ("find src -fprintf -exec {} -name x", None),
+    // Repeated inputs of `parallel` are analysed once.
+    ("parallel echo ::: a a a a", None),
 ];
 
 fn gate_rule(command: &str) -> Option<String> {

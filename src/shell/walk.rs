@@ -383,15 +383,20 @@ impl Walker {
     fn compound(&mut self, compound: &CompoundCommand, depth: usize) -> Result<String, ParseError> {
         Ok(match compound {
             CompoundCommand::Arithmetic(arithmetic) => {
+                self.arithmetic(&arithmetic.expr.value, &[]);
                 self.unquote(&arithmetic.expr.value, depth)?;
                 format!("(( {} ))", arithmetic.expr.value)
             }
             CompoundCommand::ArithmeticForClause(clause) => {
-                for expr in [&clause.initializer, &clause.condition, &clause.updater]
+                let exprs: Vec<&str> = [&clause.initializer, &clause.condition, &clause.updater]
                     .into_iter()
                     .flatten()
-                {
-                    self.unquote(&expr.value, depth)?;
+                    .map(|expr| expr.value.as_str())
+                    .collect();
+                for expr in &exprs {
+                    // `for ((i=0; i<n; i++))`: what the initializer assigns is known after it.
+                    self.arithmetic(expr, &exprs);
+                    self.unquote(expr, depth)?;
                 }
                 let body = self.compound_list(&clause.body.list, depth)?;
                 format!("for (( )); do {body}; done")
@@ -890,6 +895,40 @@ impl Walker {
         Ok((rendered, stdin_text))
     }
 
+    /// `(( n + 1 ))` in shell code run by another command (`bash -c`, `eval`): bash evaluates
+    /// a variable's value as an expression, array subscripts and their `$(...)` included, so
+    /// a variable whose value is not known (assigned neither in this command line nor in the
+    /// expressions given, `together`) can run anything. Recorded as code known only at run
+    /// time. At the top of the command line a variable comes from the agent's own shell.
+    fn arithmetic(&mut self, expr: &str, together: &[&str]) {
+        static NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"(^|[^A-Za-z0-9_$#{])([A-Za-z_][A-Za-z0-9_]*)")
+                .expect("arithmetic name pattern compiles")
+        });
+        static ASSIGNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=[^=]|[-+*/%&|^]=|<<=|>>=)")
+                .expect("arithmetic assignment pattern compiles")
+        });
+        if self.script_depth == 0 {
+            return;
+        }
+        let assigned: Vec<&str> = std::iter::once(expr)
+            .chain(together.iter().copied())
+            .flat_map(|text| ASSIGNED.captures_iter(text))
+            .filter_map(|found| found.get(1).map(|name| name.as_str()))
+            .collect();
+        let unknown = NAME
+            .captures_iter(expr)
+            .filter_map(|found| found.get(2).map(|name| name.as_str()))
+            .find(|name| !assigned.contains(name) && !self.state.vars.contains_key(*name));
+        if let Some(name) = unknown {
+            self.analysis.dynamic_code.push(format!(
+                "(( {} )) evaluating the value of `{name}` as an expression",
+                expr.trim()
+            ));
+        }
+    }
+
     /// Removes quoting from one word and walks the command substitutions inside it.
     fn unquote(&mut self, word: &str, depth: usize) -> Result<Unquoted, ParseError> {
         let expands_known =
@@ -1002,6 +1041,7 @@ impl Walker {
             WordPiece::ArithmeticExpression(expr) => {
                 out.dynamic = true;
                 out.text.push_str(raw);
+                self.arithmetic(&expr.value, &[]);
                 if expr.value.contains(['$', '`']) {
                     self.unquote(&expr.value, depth)?;
                 }
