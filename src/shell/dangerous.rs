@@ -151,13 +151,6 @@ fn unknown_program_hold(invocation: &Invocation, depth: usize) -> Option<Hold> {
             .ok()
             .and_then(|analysis| gate_at(&analysis, depth + 1))
     };
-    // `'rm -rf /tmp/x'` as one word: no such program, but a quoting slip away from one.
-    if argv[0].contains(char::is_whitespace)
-        && !invocation.in_script
-        && let Some(hold) = gate_source(&argv[0])
-    {
-        return Some(hold);
-    }
     for at in 1..argv.len() {
         if invocation.dynamic[at] || programs::lookup(&argv[at]).is_none() {
             continue;

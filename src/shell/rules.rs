@@ -217,10 +217,10 @@ pub fn nested(invocation: &Invocation) -> Nested {
     // this is a whole command put in one quoted word. What it spells is read as that
     // command's words (the shell would say "command not found", a model retrying it would
     // not).
-    // A name that is a variable's value (`sh -c '"$1"' _ 'rm -rf /'`) stays one word: it runs
-    // nothing.
-    let expanded_name = invocation.expanded.first().copied().unwrap_or(false);
-    if !expanded_name && argv[0].chars().any(char::is_whitespace) {
+    // So is `W='rm -rf ~'; "$W"` at the top of the command line; a script's positional
+    // parameter (`sh -c '"$1"' _ 'rm -rf /'`) is data handed to it and stays one word.
+    let data_name = invocation.in_script && invocation.expanded.first().copied().unwrap_or(false);
+    if !data_name && argv[0].chars().any(char::is_whitespace) {
         let mut words: Vec<String> = argv[0]
             .split(char::is_whitespace)
             .filter(|word| !word.is_empty())

@@ -1525,6 +1525,7 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
     ("'git reset --hard HEAD~1'", Some("git.reset-hard")),
     ("\"find /var/log\n-delete\"", Some("find.delete")),
     ("sh -c '\"$1\"' _ 'git reset --hard'", None),
+    ("C='git reset --hard'; \"$C\"", Some("git.reset-hard")),
     // `time` keyword forms, and wrappers that run a program, not a function.
     (
         "wipe() { git clean -fdx; }; time -- wipe",

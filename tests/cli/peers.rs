@@ -17,18 +17,22 @@ use agentguard::shell;
 const CASES: &str = "shared/peers/dangerous/cases.tsv";
 
 /// Default role: agreement with each peer, at least: (peer, target, floor).
-const MIN_AGREEMENT: [(&str, f64, f64); 2] = [("cc-safety-net", 97.0, 93.5), ("dcg", 95.0, 97.0)];
+const MIN_AGREEMENT: [(&str, f64, f64); 2] = [("cc-safety-net", 97.0, 97.0), ("dcg", 95.0, 97.0)];
 /// Default role: extra friction (peer allows, agentguard holds), at most, in % of the peer's
-/// allow cases: (peer, target, floor).
+/// allow cases: (peer, target, floor). cc-safety-net's floor stays above the target by what
+/// the issue itself requires held: commands that do not parse (cc-safety-net allows five of
+/// them in its non-strict mode), `rm -rf` of a target only known at run time (`"$target"`,
+/// `$(printf /)`: static expansion only where certain), and `rm -rf $TMPDIR/../x`, which
+/// dcg holds.
 const MAX_FRICTION: [(&str, f64, f64); 3] = [
-    ("cc-safety-net", 1.0, 3.2),
+    ("cc-safety-net", 1.0, 2.2),
     ("dcg", 1.0, 1.0),
-    ("dippy", 2.0, 0.5),
+    ("dippy", 2.0, 0.1),
 ];
 /// Read-only role: block cases of cc-safety-net and dcg still allowed, at most: (target, floor).
-const MAX_READ_ONLY_MISSED: (usize, usize) = (0, 2);
+const MAX_READ_ONLY_MISSED: (usize, usize) = (0, 0);
 /// Read-only role: Dippy's allow cases that are reads still allowed, at least: (target, floor).
-const MIN_READ_ONLY_DIPPY: (f64, f64) = (97.0, 95.5);
+const MIN_READ_ONLY_DIPPY: (f64, f64) = (97.0, 98.0);
 /// Dippy's allow cases that are no reads by SPEC §3, whatever our policy says of them: a
 /// command starting with one of these words changes files, refs, state or credentials
 /// (reason given), unless it carries an option that makes it only show what it would do.
