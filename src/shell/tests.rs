@@ -1569,6 +1569,11 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
     ("git restore -p --no-patch", None),
     // `find -fprintf FILE FORMAT` takes two words, the values of other primaries one.
     ("find src -fprintf -exec {} -name x", None),
+    // Redirections onto a disk device.
+    ("cat disk.img > /dev/mmcblk0", Some("dd.device")),
+    ("echo x > /dev/fd0", Some("dd.device")),
+    ("echo x > /dev/fd/2", None),
+    ("echo x > /dev/tty", None),
     // Repeated inputs of `parallel` are analysed once.
     ("parallel echo ::: a a a a", None),
 ];

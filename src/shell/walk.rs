@@ -677,6 +677,11 @@ impl Walker {
             }
         }
         let nested = rules::nested(&invocation);
+        if matches!(nested, rules::Nested::None) {
+            // Most commands run nothing else: recorded without a copy.
+            self.analysis.invocations.push(invocation);
+            return Ok(());
+        }
         self.analysis.invocations.push(invocation.clone());
         match nested {
             rules::Nested::None => Ok(()),
