@@ -163,24 +163,25 @@ pub fn unanalysable(err: &ParseError) -> Hold {
     }
 }
 
-/// One parse, both answers.
+/// One parse, both answers. The gate's answer is computed once: the read-only verdict
+/// includes it, and `hook pre-tool` asks for it again after that verdict.
 #[derive(Debug)]
-pub struct CommandAnalysis(walk::Analysis);
+pub struct CommandAnalysis(walk::Analysis, std::cell::OnceCell<Option<Hold>>);
 
 /// Parses and walks `command` once.
 pub fn analyze(command: &str) -> Result<CommandAnalysis, ParseError> {
-    walk::analyze(command).map(CommandAnalysis)
+    walk::analyze(command).map(|analysis| CommandAnalysis(analysis, std::cell::OnceCell::new()))
 }
 
 impl CommandAnalysis {
     /// The read-only verdict of a command that parsed (SPEC §3).
     pub fn read_only(&self) -> ReadOnlyVerdict {
-        readonly::verdict(&self.0)
+        readonly::verdict(&self.0, || self.dangerous())
     }
 
     /// The dangerous gate's hold of a command that parsed (SPEC §8).
     pub fn dangerous(&self) -> Option<Hold> {
-        dangerous::gate(&self.0)
+        self.1.get_or_init(|| dangerous::gate(&self.0)).clone()
     }
 
     /// Every simple command (nested and wrapped ones included) as its words joined by single

@@ -12,7 +12,8 @@ const DISPLAY_PAGERS: &[&str] = &[
     "", "cat", "less", "more", "head", "tail", "bat", "delta", "most",
 ];
 
-pub fn verdict(analysis: &Analysis) -> ReadOnlyVerdict {
+/// `gate`: the dangerous gate's answer for the same analysis.
+pub fn verdict(analysis: &Analysis, gate: impl FnOnce() -> Option<super::Hold>) -> ReadOnlyVerdict {
     if let Some(what) = analysis.dynamic_code.first() {
         return deny(DenyKind::DynamicCommand, what.clone());
     }
@@ -22,7 +23,7 @@ pub fn verdict(analysis: &Analysis) -> ReadOnlyVerdict {
         }
     }
     // What the gate holds is no read: the same analysis, the same specs.
-    if let Some(hold) = super::dangerous::gate(analysis) {
+    if let Some(hold) = gate() {
         return deny(DenyKind::Destructive, hold.rule);
     }
     // A reviewer has no use for a here-document that would be destructive as commands, and
