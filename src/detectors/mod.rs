@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use regex_automata::nfa::thompson::WhichCaptures;
-use regex_automata::util::syntax;
 use regex_automata::{Input, Match, MatchKind, PatternSet, meta};
 use regex_syntax::hir::{
     self, Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir,
@@ -748,8 +747,8 @@ impl Detectors {
 /// A hook judges one text per process, so building an automaton of every trigger (tens of
 /// milliseconds for the built-ins) would cost far more than the search. Instead one cheap pass
 /// looks for the triggers' gate literals, and only a trigger whose gate occurs (or that has no
-/// gate) is compiled and run: most texts compile nothing. A text of a megabyte or more is
-/// searched by one automaton of every trigger instead (built once per set, its cost is then
+/// gate) is compiled and run: most texts compile nothing. An ASCII text of a megabyte or more
+/// is searched by one automaton of every trigger instead (built once per set, its cost is then
 /// small next to the search). The result is exactly what a `regex::RegexSet` of every trigger
 /// would say (a unit test holds it to that).
 pub struct TriggerSet<'d> {
@@ -777,7 +776,7 @@ pub struct TriggerHit {
     pub end: usize,
 }
 
-/// From this text size on, Layer 1 searches with one automaton of every trigger.
+/// From this text size on, Layer 1 searches an ASCII text with one automaton of every trigger.
 const FULL_SET_MIN_BYTES: usize = 1 << 20;
 
 // A trigger's clauses are bits of a u8.
@@ -830,11 +829,22 @@ impl<'d> TriggerSet<'d> {
     fn full(&self) -> Result<&meta::Regex> {
         self.full
             .get_or_init(|| {
-                let patterns: Vec<&str> = self
+                // Only ASCII texts are searched with it: cut to ASCII, the automaton is built
+                // in a fraction of the time, and its lazy DFA does not give up (to the slow
+                // PikeVM) on the states the Unicode classes make.
+                let hirs = self
                     .owners
                     .iter()
-                    .map(|&(d, t)| self.detectors[d].triggers[t].as_str())
-                    .collect();
+                    .map(|&(d, t)| {
+                        let pattern = self.detectors[d].triggers[t].as_str();
+                        regex_syntax::ParserBuilder::new()
+                            .utf8(true)
+                            .build()
+                            .parse(pattern)
+                            .map(ascii_only)
+                            .map_err(|err| format!("invalid trigger pattern `{pattern}`: {err}"))
+                    })
+                    .collect::<std::result::Result<Vec<Hir>, String>>()?;
                 let config = meta::Config::new()
                     .nfa_size_limit(Some(10 << 20))
                     .hybrid_cache_capacity(2 << 20)
@@ -846,8 +856,7 @@ impl<'d> TriggerSet<'d> {
                     .backtrack(false);
                 meta::Builder::new()
                     .configure(config)
-                    .syntax(syntax::Config::new().utf8(true))
-                    .build_many(&patterns)
+                    .build_many_from_hir(&hirs)
                     .map_err(|err| format!("invalid trigger pattern: {err}"))
             })
             .as_ref()
@@ -886,7 +895,7 @@ impl<'d> TriggerSet<'d> {
     /// Which triggers (in `owners` order) may match `text`: those whose gate clauses all occur
     /// (or, on a large text, exactly those the full automaton says match).
     fn candidates(&self, text: &str) -> Result<Vec<bool>> {
-        Ok(if text.len() >= FULL_SET_MIN_BYTES {
+        Ok(if text.len() >= FULL_SET_MIN_BYTES && text.is_ascii() {
             let full = self.full()?;
             let mut matched = PatternSet::new(full.pattern_len());
             full.which_overlapping_matches(&Input::new(text), &mut matched);
