@@ -14,10 +14,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use regex::Regex;
 use regex_automata::nfa::thompson::WhichCaptures;
-use regex_automata::util::syntax;
-use regex_automata::{Input, MatchKind, PatternSet, meta};
+use regex_automata::{Input, Match, MatchKind, PatternSet, meta};
+use regex_syntax::hir::{
+    self, Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir,
+    HirKind, Repetition,
+};
 
 use crate::error::{Error, Result};
 use crate::formula::Formula;
@@ -94,6 +96,102 @@ pub struct Detector {
     cues: CueSet,
 }
 
+/// A trigger or cue, compiled on first use for the kind of text it searches: compiling, not
+/// searching, is most of a Layer 1 hit's cost, and the Unicode classes and case folding of a
+/// pattern (`\w{0,40}`, `[^.\n]{0,60}`, `(?i)`) are most of the compiling. On an ASCII text
+/// no character outside ASCII can match, so there the pattern is compiled with every class cut
+/// to its ASCII part and every non-ASCII literal made unmatchable: the same matches, at a
+/// fraction of the cost.
+#[derive(Debug, Default)]
+struct LazyRegex {
+    /// As written, for any text.
+    unicode: OnceLock<std::result::Result<meta::Regex, String>>,
+    /// Cut to ASCII, for ASCII texts only.
+    ascii: OnceLock<std::result::Result<meta::Regex, String>>,
+}
+
+impl LazyRegex {
+    /// `pattern` compiled for searching `text` (errors are the regex crate's messages).
+    fn for_text(&self, pattern: &str, text: &str) -> std::result::Result<&meta::Regex, String> {
+        self.compiled(pattern, text.is_ascii())
+    }
+
+    /// `pattern` compiled for any text, or (`ascii_text`) for ASCII texts only.
+    fn compiled(
+        &self,
+        pattern: &str,
+        ascii_text: bool,
+    ) -> std::result::Result<&meta::Regex, String> {
+        let cell = if ascii_text {
+            &self.ascii
+        } else {
+            &self.unicode
+        };
+        cell.get_or_init(|| {
+            let hir = regex_syntax::ParserBuilder::new()
+                .utf8(true)
+                .build()
+                .parse(pattern)
+                .map_err(|err| err.to_string())?;
+            let hir = if ascii_text { ascii_only(hir) } else { hir };
+            compile_for_search(&hir, pattern)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+    }
+}
+
+/// `hir` restricted to ASCII haystacks: what it matches in a text without non-ASCII characters.
+fn ascii_only(hir: Hir) -> Hir {
+    match hir.into_kind() {
+        HirKind::Literal(hir::Literal(bytes)) if bytes.is_ascii() => Hir::literal(bytes),
+        HirKind::Literal(_) => Hir::fail(),
+        HirKind::Class(Class::Unicode(mut class)) => {
+            class.intersect(&ClassUnicode::new([ClassUnicodeRange::new('\0', '\x7f')]));
+            Hir::class(Class::Unicode(class))
+        }
+        HirKind::Class(Class::Bytes(mut class)) => {
+            class.intersect(&ClassBytes::new([ClassBytesRange::new(0, 0x7f)]));
+            Hir::class(Class::Bytes(class))
+        }
+        HirKind::Repetition(repetition) => Hir::repetition(Repetition {
+            sub: Box::new(ascii_only(*repetition.sub)),
+            ..repetition
+        }),
+        HirKind::Capture(capture) => Hir::capture(Capture {
+            sub: Box::new(ascii_only(*capture.sub)),
+            ..capture
+        }),
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(ascii_only).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.into_iter().map(ascii_only).collect()),
+        HirKind::Empty => Hir::empty(),
+        HirKind::Look(look) => Hir::look(look),
+    }
+}
+
+/// Compiles one trigger or cue for the leftmost searches of a hook's one text: `regex::Regex`'s
+/// engine and match semantics, minus what such a search does not pay back: the literal
+/// prefilter's case-folded extraction costs more than the search it speeds up, and no caller
+/// reads a capture group, so only the whole match is tracked (a smaller NFA to build).
+fn compile_for_search(hir: &Hir, pattern: &str) -> std::result::Result<meta::Regex, String> {
+    let config = meta::Config::new()
+        .nfa_size_limit(Some(10 << 20))
+        .hybrid_cache_capacity(2 << 20)
+        .utf8_empty(true)
+        .which_captures(WhichCaptures::Implicit)
+        .auto_prefilter(false);
+    meta::Builder::new()
+        .configure(config)
+        .build_from_hir(hir)
+        .map_err(|err| {
+            // The regex crate's wording for a pattern too large to compile.
+            match err.size_limit() {
+                Some(limit) => format!("Compiled regex exceeds size limit of {limit} bytes."),
+                None => format!("`{pattern}`: {err}"),
+            }
+        })
+}
+
 /// What a skip or rule cue is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CueRole {
@@ -121,17 +219,22 @@ pub struct CueMatch<'a> {
 /// [`crate::literals::is_word_boundary`]: `PR` in "Próximos" or `todo` in "Método" is not a word.
 #[derive(Debug)]
 pub struct Trigger {
-    regex: Regex,
+    pattern: String,
+    regex: LazyRegex,
     /// Every match begins (ends) at a required word boundary.
     word_start: bool,
     word_end: bool,
 }
 
 impl Trigger {
+    /// Checks that the pattern compiles (for any text); it is compiled again, cut to ASCII, for
+    /// ASCII texts.
     fn new(pattern: &str) -> std::result::Result<Trigger, String> {
-        let regex = Regex::new(pattern).map_err(|err| err.to_string())?;
         let (word_start, word_end) = crate::gate::word_edges(pattern)?;
+        let regex = LazyRegex::default();
+        regex.compiled(pattern, false)?;
         Ok(Trigger {
+            pattern: pattern.to_string(),
             regex,
             word_start,
             word_end,
@@ -139,14 +242,19 @@ impl Trigger {
     }
 
     pub fn as_str(&self) -> &str {
-        self.regex.as_str()
+        &self.pattern
     }
 
     /// The leftmost match at or after `start` whose edges are word boundaries.
-    pub fn find_at<'t>(&self, text: &'t str, start: usize) -> Option<regex::Match<'t>> {
+    pub fn find_at(&self, text: &str, start: usize) -> Option<Match> {
         let mut at = start;
         while at <= text.len() {
-            let found = self.regex.find_at(text, at)?;
+            // `new` compiled the pattern for any text; cut to ASCII it only gets smaller.
+            let found = self
+                .regex
+                .for_text(&self.pattern, text)
+                .ok()?
+                .search(&Input::new(text).range(at..))?;
             let bytes = text.as_bytes();
             let start_ok =
                 !self.word_start || crate::literals::is_word_boundary(bytes, found.start());
@@ -159,7 +267,7 @@ impl Trigger {
         None
     }
 
-    pub fn find<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
+    pub fn find(&self, text: &str) -> Option<Match> {
         self.find_at(text, 0)
     }
 
@@ -168,7 +276,7 @@ impl Trigger {
     }
 
     /// Every match, left to right, without overlaps.
-    pub fn find_iter<'t>(&'t self, text: &'t str) -> impl Iterator<Item = regex::Match<'t>> {
+    pub fn find_iter<'t>(&'t self, text: &'t str) -> impl Iterator<Item = Match> + 't {
         let mut at = 0;
         std::iter::from_fn(move || {
             let found = self.find_at(text, at)?;
@@ -189,7 +297,7 @@ pub struct CueSet {
     patterns: Vec<(CueRole, String)>,
     /// Err names the first pattern whose gate could not be computed (it does not parse).
     gates: std::result::Result<Vec<Gate>, String>,
-    regexes: Vec<OnceLock<std::result::Result<Regex, String>>>,
+    regexes: Vec<LazyRegex>,
     index: OnceLock<GateIndex>,
 }
 
@@ -259,7 +367,7 @@ impl CueSet {
                 })
             })
             .collect();
-        let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
+        let regexes = patterns.iter().map(|_| LazyRegex::default()).collect();
         CueSet {
             patterns,
             gates,
@@ -268,19 +376,23 @@ impl CueSet {
         }
     }
 
-    fn regex(&self, index: usize, detector: &str) -> std::result::Result<&Regex, String> {
+    /// Cue `index` compiled for searching `text` (None: any text).
+    fn regex(
+        &self,
+        index: usize,
+        detector: &str,
+        text: Option<&str>,
+    ) -> std::result::Result<&meta::Regex, String> {
+        let (role, pattern) = &self.patterns[index];
+        let ascii_text = text.is_some_and(str::is_ascii);
         self.regexes[index]
-            .get_or_init(|| {
-                let (role, pattern) = &self.patterns[index];
-                Regex::new(pattern).map_err(|err| {
-                    format!(
-                        "detector `{detector}`: invalid {} pattern `{pattern}`: {err}",
-                        role_kind(*role)
-                    )
-                })
+            .compiled(pattern, ascii_text)
+            .map_err(|err| {
+                format!(
+                    "detector `{detector}`: invalid {} pattern `{pattern}`: {err}",
+                    role_kind(*role)
+                )
             })
-            .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// The leftmost match of every cue with a role `wanted` accepts, compiling only the cues
@@ -313,7 +425,7 @@ impl CueSet {
         text: &str,
         detector: &str,
         wanted: impl Fn(CueRole) -> bool,
-    ) -> std::result::Result<Vec<(usize, &'s Regex)>, String> {
+    ) -> std::result::Result<Vec<(usize, &'s meta::Regex)>, String> {
         let gates = self.gates.as_ref().map_err(Clone::clone)?;
         let index = self.index.get_or_init(|| {
             let clauses: Vec<Vec<&[Literal]>> = gates.iter().map(Gate::clauses).collect();
@@ -323,7 +435,7 @@ impl CueSet {
         let mut gated = Vec::new();
         for (i, (role, _)) in self.patterns.iter().enumerate() {
             if candidates[i] && wanted(*role) {
-                gated.push((i, self.regex(i, detector)?));
+                gated.push((i, self.regex(i, detector, Some(text))?));
             }
         }
         Ok(gated)
@@ -331,7 +443,7 @@ impl CueSet {
 
     fn compile_all(&self, detector: &str) -> std::result::Result<(), String> {
         self.gates.as_ref().map_err(Clone::clone)?;
-        (0..self.patterns.len()).try_for_each(|i| self.regex(i, detector).map(|_| ()))
+        (0..self.patterns.len()).try_for_each(|i| self.regex(i, detector, None).map(|_| ()))
     }
 }
 
@@ -455,6 +567,20 @@ impl Detector {
         (0..self.triggers.len()).map(|i| self.trigger(i)).collect()
     }
 
+    /// The triggers that may match `text`, compiled: those whose gate occurs in it (or that
+    /// have none). A trigger whose gate is absent cannot match, so this finds every match
+    /// `triggers_compiled` would, without compiling the detector's every trigger.
+    pub fn triggers_for(&self, text: &str) -> std::result::Result<Vec<&Trigger>, String> {
+        let set = TriggerSet::new(&[self]).map_err(|err| err.to_string())?;
+        let candidates = set.candidates(text).map_err(|err| err.to_string())?;
+        candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, candidate)| **candidate)
+            .map(|(t, _)| self.trigger(t))
+            .collect()
+    }
+
     /// The first skip pattern that matches `text` (only skips whose gate occurs are compiled).
     pub fn skip_match(&self, text: &str) -> std::result::Result<Option<&str>, String> {
         if self.skips.is_empty() {
@@ -478,7 +604,10 @@ impl Detector {
     /// The `[rules]` cues of each field that may match `text` (compiled only when their gate
     /// occurs in it), for a judge that applies them to parts of `text`: the evidence judge
     /// reads the message clause by clause.
-    pub fn rule_cues(&self, text: &str) -> std::result::Result<Vec<(String, Vec<&Regex>)>, String> {
+    pub fn rule_cues(
+        &self,
+        text: &str,
+    ) -> std::result::Result<Vec<(String, Vec<&meta::Regex>)>, String> {
         let gated = self
             .cues
             .gated(text, &self.name, |role| matches!(role, CueRole::For(_)))?;
@@ -618,8 +747,8 @@ impl Detectors {
 /// A hook judges one text per process, so building an automaton of every trigger (tens of
 /// milliseconds for the built-ins) would cost far more than the search. Instead one cheap pass
 /// looks for the triggers' gate literals, and only a trigger whose gate occurs (or that has no
-/// gate) is compiled and run: most texts compile nothing. A text of a megabyte or more is
-/// searched by one automaton of every trigger instead (built once per set, its cost is then
+/// gate) is compiled and run: most texts compile nothing. An ASCII text of a megabyte or more
+/// is searched by one automaton of every trigger instead (built once per set, its cost is then
 /// small next to the search). The result is exactly what a `regex::RegexSet` of every trigger
 /// would say (a unit test holds it to that).
 pub struct TriggerSet<'d> {
@@ -647,7 +776,7 @@ pub struct TriggerHit {
     pub end: usize,
 }
 
-/// From this text size on, Layer 1 searches with one automaton of every trigger.
+/// From this text size on, Layer 1 searches an ASCII text with one automaton of every trigger.
 const FULL_SET_MIN_BYTES: usize = 1 << 20;
 
 // A trigger's clauses are bits of a u8.
@@ -700,11 +829,22 @@ impl<'d> TriggerSet<'d> {
     fn full(&self) -> Result<&meta::Regex> {
         self.full
             .get_or_init(|| {
-                let patterns: Vec<&str> = self
+                // Only ASCII texts are searched with it: cut to ASCII, the automaton is built
+                // in a fraction of the time, and its lazy DFA does not give up (to the slow
+                // PikeVM) on the states the Unicode classes make.
+                let hirs = self
                     .owners
                     .iter()
-                    .map(|&(d, t)| self.detectors[d].triggers[t].as_str())
-                    .collect();
+                    .map(|&(d, t)| {
+                        let pattern = self.detectors[d].triggers[t].as_str();
+                        regex_syntax::ParserBuilder::new()
+                            .utf8(true)
+                            .build()
+                            .parse(pattern)
+                            .map(ascii_only)
+                            .map_err(|err| format!("invalid trigger pattern `{pattern}`: {err}"))
+                    })
+                    .collect::<std::result::Result<Vec<Hir>, String>>()?;
                 let config = meta::Config::new()
                     .nfa_size_limit(Some(10 << 20))
                     .hybrid_cache_capacity(2 << 20)
@@ -716,8 +856,7 @@ impl<'d> TriggerSet<'d> {
                     .backtrack(false);
                 meta::Builder::new()
                     .configure(config)
-                    .syntax(syntax::Config::new().utf8(true))
-                    .build_many(&patterns)
+                    .build_many_from_hir(&hirs)
                     .map_err(|err| format!("invalid trigger pattern: {err}"))
             })
             .as_ref()
@@ -732,28 +871,7 @@ impl<'d> TriggerSet<'d> {
     /// For each detector with at least one trigger match, in order: its first matching trigger.
     /// Fails when a trigger that had to run does not compile.
     pub fn hits(&self, text: &str) -> Result<Vec<TriggerHit>> {
-        // Which triggers may match: those whose gate clauses all occur (or, on a large text,
-        // exactly those the full automaton says match).
-        let candidates: Vec<bool> = if text.len() >= FULL_SET_MIN_BYTES {
-            let full = self.full()?;
-            let mut matched = PatternSet::new(full.pattern_len());
-            full.which_overlapping_matches(&Input::new(text), &mut matched);
-            let mut candidates = vec![false; self.owners.len()];
-            for pattern in matched.iter() {
-                candidates[pattern.as_usize()] = true;
-            }
-            candidates
-        } else {
-            let mut seen = vec![0u8; self.owners.len()];
-            for (needle, _) in self.index.find_iter(text.as_bytes()) {
-                let (flat, bit) = self.gated[needle];
-                seen[flat] |= bit;
-            }
-            seen.iter()
-                .zip(&self.clauses)
-                .map(|(s, c)| s == c)
-                .collect()
-        };
+        let candidates = self.candidates(text)?;
         let mut hits: Vec<TriggerHit> = Vec::new();
         for (flat, &(detector, trigger)) in self.owners.iter().enumerate() {
             if !candidates[flat] || hits.last().is_some_and(|hit| hit.detector == detector) {
@@ -772,6 +890,31 @@ impl<'d> TriggerSet<'d> {
             }
         }
         Ok(hits)
+    }
+
+    /// Which triggers (in `owners` order) may match `text`: those whose gate clauses all occur
+    /// (or, on a large text, exactly those the full automaton says match).
+    fn candidates(&self, text: &str) -> Result<Vec<bool>> {
+        Ok(if text.len() >= FULL_SET_MIN_BYTES && text.is_ascii() {
+            let full = self.full()?;
+            let mut matched = PatternSet::new(full.pattern_len());
+            full.which_overlapping_matches(&Input::new(text), &mut matched);
+            let mut candidates = vec![false; self.owners.len()];
+            for pattern in matched.iter() {
+                candidates[pattern.as_usize()] = true;
+            }
+            candidates
+        } else {
+            let mut seen = vec![0u8; self.owners.len()];
+            for (needle, _) in self.index.find_iter(text.as_bytes()) {
+                let (flat, bit) = self.gated[needle];
+                seen[flat] |= bit;
+            }
+            seen.iter()
+                .zip(&self.clauses)
+                .map(|(s, c)| s == c)
+                .collect()
+        })
     }
 }
 
@@ -923,6 +1066,54 @@ mod tests {
             .map(String::from),
         );
         texts
+    }
+
+    /// A pattern cut to ASCII finds, on an ASCII text, exactly the match `regex::Regex` finds
+    /// with the pattern as written: every built-in trigger, skip and rule cue on every ASCII
+    /// text of the corpus (and on texts made to hit the cues' classes and case folding).
+    #[test]
+    fn ascii_cut_patterns_match_as_written_on_ascii_texts() {
+        let detectors = Detectors::load(&[]).unwrap();
+        let mut texts: Vec<String> = corpus_texts()
+            .into_iter()
+            .filter(|t| t.is_ascii())
+            .collect();
+        texts.extend(
+            [
+                "COMMIT\tnow.\nTESTS: 3 passed_ok",
+                "kelvin SHALL push\r\n",
+                "x\u{7f}y",
+            ]
+            .map(String::from),
+        );
+        let mut checked = 0;
+        for detector in &detectors.list {
+            let patterns = detector.triggers.iter().chain(&detector.skips).chain(
+                [
+                    &detector.rules,
+                    &detector.rules_unsure,
+                    &detector.rules_against,
+                ]
+                .into_iter()
+                .flatten()
+                .flat_map(|(_, cues)| cues),
+            );
+            for pattern in patterns {
+                let written = regex::Regex::new(pattern).unwrap();
+                let cut = LazyRegex::default();
+                for text in &texts {
+                    let expected = written.find(text).map(|m| m.range());
+                    let found = cut.for_text(pattern, text).unwrap().find(text.as_str());
+                    assert_eq!(
+                        found.map(|m| m.range()),
+                        expected,
+                        "`{pattern}` on {text:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "only {checked} searches were compared");
     }
 
     /// The gated trigger set answers exactly what a `regex::RegexSet` of every trigger answers

@@ -158,7 +158,7 @@ pub struct ClaimJudgement {
 /// call it without evidence).
 pub fn judge_detector(
     fields: &[String],
-    cues: &[(String, Vec<&Regex>)],
+    cues: &[(String, Vec<&regex_automata::meta::Regex>)],
     text: &str,
     evidence: Option<&Evidence>,
 ) -> ClaimJudgement {
@@ -184,12 +184,13 @@ pub fn judge_detector(
                 .iter()
                 .find(|(name, _)| name == field)
                 .and_then(|(_, cues)| {
-                    clauses
-                        .iter()
-                        .find_map(|clause| cues.iter().find_map(|cue| cue.find(clause)))
+                    clauses.iter().find_map(|clause| {
+                        cues.iter()
+                            .find_map(|cue| cue.find(*clause).map(|m| &clause[m.range()]))
+                    })
                 });
             if let Some(found) = quote {
-                claimed.push((kind, found.as_str().trim().to_string()));
+                claimed.push((kind, found.trim().to_string()));
             }
             quote.is_some()
         } else if let Some(kind) = kind_of(field, "_backed") {

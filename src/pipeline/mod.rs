@@ -178,7 +178,7 @@ impl Outcome {
             return None;
         };
         let (start, end) = detector
-            .triggers_compiled()
+            .triggers_for(text)
             .ok()
             .and_then(|triggers| {
                 triggers
