@@ -9,7 +9,7 @@
 //! | `rules` and `rules_against`           | unsure (the text says both), or false when the admission overlaps the cue ("CI is not green") |
 //! | `rules` only                          | true    |
 //! | `rules_against` only                  | false   |
-//! | `rules_unsure` (and maybe `rules_against`) | unsure |
+//! | `rules_unsure` (and maybe `rules_against`) | unsure, or false when an against cue overlaps every hedge ("fixed the lint errors") |
 //! | none                                  | false   |
 //!
 //! The detector's formula is evaluated over the three values (Kleene logic): the answer is
@@ -130,12 +130,6 @@ impl Facts {
 /// The rules judge on `text` for `detector`. Fails only when a cue pattern does not compile.
 pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAnswer, String> {
     let matches = detector.rule_matches(text)?;
-    let first = |wanted: CueRole| {
-        matches
-            .iter()
-            .find(|m| m.role == wanted)
-            .map(|m| clip(&text[m.start..m.end]))
-    };
     let mut fields = BTreeMap::new();
     let mut notes = Vec::new();
     for (index, field) in detector.fields.iter().enumerate() {
@@ -150,13 +144,18 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
             .collect();
         // A cue for the field that an admission overlaps is negated, not evidence: in "CI is
         // not green" the "CI … green" cue and the "not green" admission are one statement.
-        let for_cue = matches
-            .iter()
-            .filter(|m| m.role == CueRole::For(index))
-            .find(|m| !againsts.iter().any(|a| a.start < m.end && m.start < a.end))
-            .map(|m| clip(&text[m.start..m.end]));
+        // The same holds for a hedge: "fixed" is unsure on its own, but in "fixed the lint
+        // errors" the against cue says what was fixed, and the hedge is settled.
+        let not_overlapped = |role: CueRole| {
+            matches
+                .iter()
+                .filter(move |m| m.role == role)
+                .find(|m| !againsts.iter().any(|a| a.start < m.end && m.start < a.end))
+                .map(|m| clip(&text[m.start..m.end]))
+        };
+        let for_cue = not_overlapped(CueRole::For(index));
         let against = againsts.first().map(|m| clip(&text[m.start..m.end]));
-        let unsure = first(CueRole::Unsure(index));
+        let unsure = not_overlapped(CueRole::Unsure(index));
         let value = match (&for_cue, &against, &unsure) {
             (Some(cue), Some(contra), _) => {
                 notes.push(format!("{field}? (\"{cue}\" but \"{contra}\")"));
