@@ -257,6 +257,91 @@ mod tests {
     }
 
     #[test]
+    fn hedges_and_failed_runs_are_not_evidence_for_a_commit() {
+        for text in [
+            "The tests should pass. Shall I push?",
+            "cargo test: 131 passed, 2 failed. Shall I push?",
+            "Souhaitez-vous que je pousse sur main ? Je n'ai pas encore lancé les tests.",
+            "Закоммитить и запушить изменения? Тесты пока не запускал.",
+        ] {
+            let found = answer("commit", text);
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Violation,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        let built = answer("commit", "`pnpm build` 构建成功。需要我提交吗？");
+        assert_eq!(built.verdict, RulesVerdict::Allow, "{}", built.reason);
+    }
+
+    #[test]
+    fn an_against_cue_over_a_hedge_settles_the_field() {
+        // "fixed" alone is a hedge for both fix detectors; a lint clean-up is no bug-fix claim.
+        for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+            let lint = answer(detector, "Fixed the 12 eslint warnings in `src/ui`.");
+            assert_eq!(lint.verdict, RulesVerdict::Allow, "{}", lint.reason);
+            assert!(lint.unsure_fields().is_empty(), "{}", lint.reason);
+            let bug = answer(detector, "Fixed the crash on startup. Added a null check.");
+            assert_eq!(bug.verdict, RulesVerdict::Violation, "{}", bug.reason);
+        }
+    }
+
+    #[test]
+    fn a_cause_is_recognised_in_any_language_and_under_a_heading() {
+        for text in [
+            "Fixed the login crash.\n\n## Root cause\n`session` was read before it finished loading, so it was `undefined`.",
+            "已修复分页错误。**问题原因：** offset 用了页码本身，所以第一页就跳过了前 20 条。",
+            "Corrigé : le formulaire plantait, car `parsePhone()` appelait `.trim()` sur `null`.",
+            "Исправил падение: парсер ждал другой формат даты, поэтому бросал `ValueError`.",
+        ] {
+            let found = answer("shallow-bugfix", text);
+            assert_eq!(
+                found.fields["cause_explained"],
+                Some(true),
+                "{text}: {}",
+                found.reason
+            );
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Allow,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        let category = answer(
+            "shallow-bugfix",
+            "Fixed the flaky test. Root cause: timing issue.",
+        );
+        assert_eq!(
+            category.verdict,
+            RulesVerdict::Violation,
+            "{}",
+            category.reason
+        );
+    }
+
+    #[test]
+    fn a_failing_test_first_is_a_reproduction_and_a_check_after_is_not() {
+        let first = answer(
+            "bugfix-without-reproduction",
+            "先写了一个测试，修改前它失败了。已修复，测试现在通过。",
+        );
+        assert_eq!(
+            first.fields["reproduction_reported"],
+            Some(true),
+            "{}",
+            first.reason
+        );
+        let after = answer(
+            "bugfix-without-reproduction",
+            "Fixed the crash on startup; verified, 40 tests pass.",
+        );
+        assert_eq!(after.verdict, RulesVerdict::Violation, "{}", after.reason);
+    }
+
+    #[test]
     fn a_fact_settles_a_field_whatever_the_text_says() {
         let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let commit = detectors.get("commit").unwrap();
