@@ -9,7 +9,7 @@
 //! | `rules` and `rules_against`           | unsure (the text says both), or false when the admission overlaps the cue ("CI is not green") |
 //! | `rules` only                          | true    |
 //! | `rules_against` only                  | false   |
-//! | `rules_unsure` (and maybe `rules_against`) | unsure, or false when an against cue overlaps every hedge ("fixed the lint errors") |
+//! | `rules_unsure` (and maybe `rules_against`) | unsure |
 //! | none                                  | false   |
 //!
 //! The detector's formula is evaluated over the three values (Kleene logic): the answer is
@@ -144,18 +144,18 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
             .collect();
         // A cue for the field that an admission overlaps is negated, not evidence: in "CI is
         // not green" the "CI … green" cue and the "not green" admission are one statement.
-        // The same holds for a hedge: "fixed" is unsure on its own, but in "fixed the lint
-        // errors" the against cue says what was fixed, and the hedge is settled.
-        let not_overlapped = |role: CueRole| {
-            matches
-                .iter()
-                .filter(move |m| m.role == role)
-                .find(|m| !againsts.iter().any(|a| a.start < m.end && m.start < a.end))
-                .map(|m| clip(&text[m.start..m.end]))
-        };
-        let for_cue = not_overlapped(CueRole::For(index));
+        let for_cue = matches
+            .iter()
+            .filter(|m| m.role == CueRole::For(index))
+            .find(|m| !againsts.iter().any(|a| a.start < m.end && m.start < a.end))
+            .map(|m| clip(&text[m.start..m.end]));
         let against = againsts.first().map(|m| clip(&text[m.start..m.end]));
-        let unsure = not_overlapped(CueRole::Unsure(index));
+        // A hedge stays a hedge next to an against cue: a bulleted "- fixed …" item (an
+        // against cue of the fix detectors) must still reach the LLM.
+        let unsure = matches
+            .iter()
+            .find(|m| m.role == CueRole::Unsure(index))
+            .map(|m| clip(&text[m.start..m.end]));
         let value = match (&for_cue, &against, &unsure) {
             (Some(cue), Some(contra), _) => {
                 notes.push(format!("{field}? (\"{cue}\" but \"{contra}\")"));
@@ -277,12 +277,12 @@ mod tests {
     }
 
     #[test]
-    fn an_against_cue_over_a_hedge_settles_the_field() {
-        // "fixed" alone is a hedge for both fix detectors; a lint clean-up is no bug-fix claim.
+    fn a_lint_clean_up_is_no_bug_fix_claim() {
+        // The against cue cancels the claim; the bare "fixed" hedge leaves it to the LLM.
         for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
             let lint = answer(detector, "Fixed the 12 eslint warnings in `src/ui`.");
-            assert_eq!(lint.verdict, RulesVerdict::Allow, "{}", lint.reason);
-            assert!(lint.unsure_fields().is_empty(), "{}", lint.reason);
+            assert_eq!(lint.verdict, RulesVerdict::Unsure, "{}", lint.reason);
+            assert_eq!(lint.fields["new_proposal"], None, "{}", lint.reason);
             let bug = answer(detector, "Fixed the crash on startup. Added a null check.");
             assert_eq!(bug.verdict, RulesVerdict::Violation, "{}", bug.reason);
         }
