@@ -22,11 +22,16 @@ if [ "${AGENTGUARD_CLEAN_HOME_INNER:-}" != 1 ]; then
     fi
     AGENTGUARD_CLEAN_HOME_INNER=1
     export AGENTGUARD_CLEAN_HOME_INNER
-    if unshare --mount true 2>/dev/null; then
+    # A clone under /tmp or /dev/shm would vanish under the private mounts: compare listings.
+    case "$root/" in
+    /tmp/* | /dev/shm/*) private_ok=no ;;
+    *) private_ok=yes ;;
+    esac
+    if [ "$private_ok" = yes ] && unshare --mount true 2>/dev/null; then
         exec unshare --mount sh -c \
             'mount --make-rprivate / && mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm &&
              AGENTGUARD_PRIVATE_TMP=1 exec "$0" "$@"' "$0" "$@"
-    elif unshare --mount --map-root-user true 2>/dev/null; then
+    elif [ "$private_ok" = yes ] && unshare --mount --map-root-user true 2>/dev/null; then
         exec unshare --mount --map-root-user sh -c \
             'mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm &&
              AGENTGUARD_PRIVATE_TMP=1 exec "$0" "$@"' "$0" "$@"
