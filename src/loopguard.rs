@@ -117,18 +117,14 @@ impl LoopGuard {
         *self.state.turns.entry(self.turn.clone()).or_default() += 1;
     }
 
-    /// Writes the state atomically. Errors are returned for the caller to log, not to fail on.
+    /// Writes the state like the rest of agentguard's state (0600, atomically). Errors are returned
+    /// for the caller to log, not to fail on.
     pub fn save(&self) -> std::io::Result<()> {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        let dir = path.parent().expect("state files live in a directory");
-        std::fs::create_dir_all(dir)?;
         let bytes = serde_json::to_vec(&self.state).map_err(std::io::Error::other)?;
-        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut temp, &bytes)?;
-        temp.persist(path).map_err(|err| err.error)?;
-        Ok(())
+        crate::fsutil::write_private(path, &bytes)
     }
 }
 
