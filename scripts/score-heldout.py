@@ -3,6 +3,7 @@
 
     python3 scripts/score-heldout.py stop     BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact   BINARY [-j N] [--show]
+    python3 scripts/score-heldout.py redact2  BINARY [-j N] [--show]
     python3 scripts/score-heldout.py commands BINARY [-j N] [--show]
 
 stop      runs `BINARY judge --json --backend rules` on each message (stdin) and reports,
@@ -11,6 +12,8 @@ stop      runs `BINARY judge --json --backend rules` on each message (stdin) and
 redact    runs `BINARY redact` (text on stdin, redacted text on stdout) and reports leaks
           caught (every secret gone and no 8-char head/tail fragment of it left), partial
           leaks, missed leaks, and look-alikes touched (output differs from input).
+redact2   the same on the second blind set, redact2.jsonl; its kinds are listed only with
+          --show, so a plain run reveals nothing but the aggregates.
 commands  runs `BINARY hook pre-tool` with a PreToolUse Bash payload per command, in an
           isolated HOME/XDG, with AGENTGUARD_ROLE=read-only for read-only rows; an empty
           stdout or permissionDecision "allow" = allowed, "ask"/"deny" (or exit 2) = held.
@@ -251,8 +254,8 @@ def leak_status(output, secrets):
     return "partial"
 
 
-def score_redact(binary, jobs, show):
-    rows = load_jsonl("redact.jsonl")
+def score_redact(binary, jobs, show, name="redact.jsonl"):
+    rows = load_jsonl(name)
 
     def one(row):
         box = Sandbox()
@@ -285,7 +288,7 @@ def score_redact(binary, jobs, show):
         s[0] += leak_status(o, r["secrets"]) == "caught"
         s[1] += 1
     weak = sorted((k, c, t) for k, (c, t) in by_kind.items() if c < t)
-    if weak:
+    if weak and (show or name == "redact.jsonl"):
         print("  kinds not fully caught: " + ", ".join("%s %d/%d" % w for w in weak))
     if show:
         for label in ("partial", "missed"):
@@ -381,7 +384,7 @@ def score_commands(binary, jobs, show):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("set", choices=["stop", "redact", "commands"])
+    ap.add_argument("set", choices=["stop", "redact", "redact2", "commands"])
     ap.add_argument("binary", help="path to the agentguard binary")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel calls (default 2)")
     ap.add_argument("--show", action="store_true", help="list every disagreement")
@@ -389,7 +392,12 @@ def main():
     binary = os.path.abspath(args.binary) if os.sep in args.binary else (shutil.which(args.binary) or args.binary)
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         sys.exit("score-heldout: %s is not an executable file" % args.binary)
-    fn = {"stop": score_stop, "redact": score_redact, "commands": score_commands}[args.set]
+    fn = {
+        "stop": score_stop,
+        "redact": score_redact,
+        "redact2": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact2.jsonl"),
+        "commands": score_commands,
+    }[args.set]
     sys.exit(fn(binary, args.jobs, args.show))
 
 
