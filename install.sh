@@ -17,7 +17,7 @@ Install agentguard for the current user and add its hooks to Claude Code
 
 Where the binary comes from (one of):
   (default)          build this checkout with `cargo build --release --locked`
-                     (scripts/build-release.sh: a static PIE on Linux with glibc)
+                     (scripts/build-release.sh: a static binary on Linux with glibc)
   --binary PATH      install an already built binary (also: $AGENTGUARD_PREBUILT)
   --version X        download release X for this machine and verify it against the
                      release's SHA256SUMS (needs curl or wget, and sha256sum or shasum)
@@ -196,7 +196,7 @@ build_checkout() {
     fi
     command -v cargo >/dev/null 2>&1 ||
         die "cargo is not installed" "install Rust from https://rustup.rs, or pass --version X to download a release"
-    # scripts/build-release.sh: `cargo build --release --locked`, a static PIE on Linux/glibc.
+    # scripts/build-release.sh: `cargo build --release --locked`, static on Linux/glibc.
     binary=$(sh "$root/scripts/build-release.sh") || die "the build failed (see above)"
 }
 

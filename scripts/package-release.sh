@@ -7,7 +7,7 @@
 #   scripts/package-release.sh [--binary PATH] [--target TRIPLE] [--out DIR]
 #
 # Without --binary it builds with scripts/build-release.sh (`cargo build --release --locked
-# --target TRIPLE`, a static PIE for Linux/glibc targets).
+# --target TRIPLE`, a static binary for Linux/glibc targets).
 set -eu
 
 die() { printf 'package-release.sh: error: %s\n' "$*" >&2; exit 2; }

@@ -76,7 +76,7 @@ fn guarded(event: Event, args: &HookArgs) -> Option<serde_json::Value> {
             }
         };
         let record = base_record(host, default_event, &input);
-        let (config, detectors, notices) = match load(&input) {
+        let (config, detectors, notices) = match load(&input, event) {
             Ok(loaded) => loaded,
             Err(why) => return finish(record, None, Decision::failed(event, host, why), host),
         };
@@ -113,9 +113,12 @@ fn finish(
 
 /// The config for the hook's project. A broken file falls back to its last good copy or the
 /// layers below it; what was held back or broken is told once per session (`notices`).
-fn load(input: &HookInput) -> std::result::Result<(Config, Detectors, Vec<String>), String> {
+fn load(
+    input: &HookInput,
+    event: Event,
+) -> std::result::Result<(Config, Detectors, Vec<String>), String> {
     let loaded = Config::load_with(input.cwd.as_deref(), OnBroken::Fallback, |config| {
-        let detectors = Detectors::load(&config.detectors)?;
+        let detectors = Detectors::load_for(&config.detectors, event)?;
         match detectors.trigger_error() {
             Some(err) => Err(crate::error::Error::config(err)),
             None => Ok(detectors),

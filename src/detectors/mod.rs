@@ -693,6 +693,22 @@ impl Detectors {
         Ok(Detectors { list })
     }
 
+    /// The enabled detectors that run on `event`: what one hook call needs. A pre-tool call
+    /// builds no Stop detector, a Stop call no pre-tool one.
+    pub fn load_for(entries: &[DetectorSpec], event: Event) -> Result<Detectors> {
+        let list = merged_specs(entries)
+            .into_iter()
+            .filter(|(spec, _)| spec.enabled != Some(false))
+            .filter(|(spec, _)| {
+                spec.events
+                    .as_deref()
+                    .map_or(event == Event::Stop, |events| events.contains(&event))
+            })
+            .map(|(spec, user_patterns)| Detector::from_spec(spec, user_patterns))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Detectors { list })
+    }
+
     pub fn get(&self, name: &str) -> Option<&Detector> {
         self.list.iter().find(|d| d.name == name)
     }
@@ -935,6 +951,49 @@ mod tests {
                 detectors_toml.to_string(),
             ),
         ])
+    }
+
+    #[test]
+    fn a_hook_loads_only_its_events_detectors() {
+        let config = config_with(
+            r#"
+[[detectors]]
+name = "no-secrets-in-commands"
+events = ["pre-tool"]
+triggers = ['curl']
+fields = ["bad"]
+block_when = "bad"
+prompt = "p"
+feedback = "f"
+
+[[detectors]]
+name = "commit"
+enabled = false
+"#,
+        )
+        .unwrap();
+        let names = |event| -> Vec<String> {
+            Detectors::load_for(&config.detectors, event)
+                .unwrap()
+                .list
+                .into_iter()
+                .map(|d| d.name)
+                .collect()
+        };
+        assert_eq!(
+            names(Event::PreTool),
+            ["destructive", "no-secrets-in-commands"]
+        );
+        assert_eq!(
+            names(Event::Stop),
+            [
+                "scope-check",
+                "scope-change",
+                "shallow-bugfix",
+                "bugfix-without-reproduction",
+                "unbacked-claim"
+            ]
+        );
     }
 
     #[test]

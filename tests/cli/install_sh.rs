@@ -181,15 +181,42 @@ fn assert_installed_build(env: &Env, output: &Output, rustflags: &str) {
 }
 
 #[test]
-fn without_a_prebuilt_binary_it_builds_a_static_pie_with_cargo_release_locked() {
+fn without_a_prebuilt_binary_it_builds_a_static_binary_with_cargo_release_locked() {
     let mut env = Env::new();
     let libc_a = env.dir.path().join("libc.a");
     std::fs::write(&libc_a, "").unwrap();
     stand_in_toolchain(&mut env, &libc_a.display().to_string());
     let output = run_install_sh(&env, &["--no-hooks"]);
+    assert_installed_build(
+        &env,
+        &output,
+        " -C target-feature=+crt-static -C relocation-model=static",
+    );
+    assert!(
+        text(&output.stderr).contains(&format!("Building agentguard for {HOST} (static)")),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn agentguard_pie_builds_a_static_pie_instead() {
+    let mut env = Env::new();
+    let libc_a = env.dir.path().join("libc.a");
+    std::fs::write(&libc_a, "").unwrap();
+    stand_in_toolchain(&mut env, &libc_a.display().to_string());
+    let output = env
+        .isolated("/bin/sh", &[])
+        .arg(script())
+        .arg("--no-hooks")
+        .env("PATH", env.path_var())
+        .env("AGENTGUARD_INSTALL_DIR", install_dir(&env))
+        .env("AGENTGUARD_PIE", "1")
+        .output()
+        .unwrap();
     assert_installed_build(&env, &output, " -C target-feature=+crt-static");
     assert!(
-        text(&output.stderr).contains("static PIE"),
+        text(&output.stderr).contains("(static PIE)"),
         "{}",
         text(&output.stderr)
     );
