@@ -404,8 +404,12 @@ fn a_detector_that_does_not_build_falls_back_too() {
         Some("reviewer"),
     );
     assert_eq!(decision(&answer), Some("deny"), "{answer:?}");
-    assert!(system_message(&answer).unwrap().contains("half"));
+    // A pre-tool call builds only pre-tool detectors: the broken Stop detector is told by the
+    // first Stop, once per session.
     assert_eq!(bash(&env, "s1", "ls"), None);
+    let told = stop(&env, "s1", "Done: the README is updated.");
+    assert!(system_message(&told).unwrap().contains("half"), "{told:?}");
+    assert_eq!(stop(&env, "s1", "Done: the README is updated."), None);
 }
 
 // ---------------------------------------------------------------------------------------------
