@@ -210,6 +210,12 @@ fn command_code(
             "{where_}: program names cannot be patterns"
         );
     }
+    for option in &spec.target_directory_options {
+        assert!(
+            spec.value_options.contains(option),
+            "{where_}: target directory option `{option}` must be a value option too"
+        );
+    }
     if let Some(check) = &spec.check {
         assert!(
             program_spec::READ_CHECKS.contains(&check.as_str()),
@@ -284,7 +290,8 @@ fn command_code(
         "Command {{ names: {}, effect: {}, bare_effect: {}, long_prefixes: {}, \
          single_dash_long: {}, permute: {}, forwards: {}, value_options: {}, optional_values: &[{}], \
          long_options: {}, options: &[{}], read_verbs: {}, selectors: {}, subs: &[{}], holds: &[{}], \
-         check: {}, downloads: {}, prints: {} }}",
+         check: {}, downloads: {}, prints: {}, written: Written::{:?}, \
+         target_directory_options: {}, all_operands_with: {}, unknown_entries: {} }}",
         static_strs(&spec.names),
         effect(spec.effect.or(inherited.effect)),
         effect(spec.bare_effect),
@@ -305,6 +312,10 @@ fn command_code(
             .map_or("None".to_string(), |c| format!("Some({})", string(c))),
         spec.downloads,
         static_strs(&spec.prints),
+        spec.written,
+        static_strs(&spec.target_directory_options),
+        static_strs(&spec.all_operands_with),
+        spec.unknown_entries,
     )
 }
 

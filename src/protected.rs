@@ -349,40 +349,77 @@ impl Protected {
             })
             .filter(|word| !word.is_empty() && !is_dynamic(word))
             .collect();
+        operands.iter().enumerate().find_map(|(index, dir)| {
+            let others: Vec<&str> = operands
+                .iter()
+                .enumerate()
+                .filter(|(other, _)| *other != index)
+                .map(|(_, word)| *word)
+                .collect();
+            self.lands_in_dir(dir, false, &others, false)
+        })
+    }
+
+    /// A protected file a command could put into `dir` (a directory if `is_dir`, ends in `/`,
+    /// or is one on disk) that holds protected places: an entry named after one of `sources`,
+    /// or any entry when a source stands for a directory's contents (`dir/`, `dir/.`). With
+    /// `unknown_entries` (an archive's), any entry at all when `dir` is a protected place, or
+    /// inside one, or holds one of the user's (agentguard's dirs, `~/.claude`, `~/.codex`):
+    /// not the project's own `.claude`, so that unpacking an archive in the project stays open.
+    pub fn lands_in_dir(
+        &self,
+        dir: &str,
+        is_dir: bool,
+        sources: &[&str],
+        unknown_entries: bool,
+    ) -> Option<Hit> {
+        if dir.is_empty() || is_dynamic(dir) {
+            return None;
+        }
+        let absolute = self.absolute(dir)?;
+        // One stat for most words (files); the real path only for a directory.
+        let is_dir = is_dir || dir.ends_with('/') || dir.ends_with("/.") || absolute.is_dir();
+        if !is_dir {
+            return None;
+        }
         let places = self.on_disk();
-        for (index, written) in operands.iter().enumerate() {
-            let Some(absolute) = self.absolute(written) else {
-                continue;
+        let path = normalize(&absolute);
+        let real = real_path(&absolute);
+        if unknown_entries {
+            let user_place = |dir: &Path| {
+                places
+                    .trees
+                    .iter()
+                    .chain(&places.files)
+                    .find(|(place, _)| place.starts_with(dir))
+                    .map(|(place, what)| Hit {
+                        path: place.clone(),
+                        what,
+                    })
             };
-            // One stat for most words (files); the real path only for a directory.
-            let is_dir = written.ends_with('/') || written.ends_with("/.") || absolute.is_dir();
-            if !is_dir {
-                continue;
+            return places
+                .check_path(&path)
+                .or_else(|| places.check_path(&real))
+                .or_else(|| user_place(&path))
+                .or_else(|| user_place(&real));
+        }
+        let inside = places
+            .place_inside(&path)
+            .or_else(|| places.place_inside(&real))?;
+        for source in sources.iter().filter(|s| !s.is_empty() && !is_dynamic(s)) {
+            if source.ends_with('/') || source.ends_with("/.") {
+                return Some(inside);
             }
-            let path = normalize(&absolute);
-            let real = real_path(&absolute);
-            let holds = places.place_inside(&path);
-            let Some(inside) = holds.or_else(|| places.place_inside(&real)) else {
+            let Some(name) = Path::new(source).file_name() else {
                 continue;
             };
-            for (other_index, other) in operands.iter().enumerate() {
-                if other_index == index {
-                    continue;
-                }
-                if other.ends_with('/') || other.ends_with("/.") {
-                    return Some(inside);
-                }
-                let Some(name) = Path::new(other).file_name() else {
-                    continue;
-                };
-                for dir in [&path, &real] {
-                    let landing = dir.join(name);
-                    let hit = places
-                        .check_path(&landing)
-                        .or_else(|| places.place_inside(&landing));
-                    if hit.is_some() {
-                        return hit;
-                    }
+            for dir in [&path, &real] {
+                let landing = dir.join(name);
+                let hit = places
+                    .check_path(&landing)
+                    .or_else(|| places.place_inside(&landing));
+                if hit.is_some() {
+                    return hit;
                 }
             }
         }
@@ -449,26 +486,37 @@ impl Protected {
         }
     }
 
-    /// The protected file a parsed shell command would write: a write target naming one (in
+    /// The protected file a parsed shell command would write: a path or text naming one (in
     /// its text, on disk, or as far as a run-time path is known), or a command putting one into
-    /// a directory (see [`Protected::lands_in`]).
+    /// a directory (see [`Protected::lands_in_dir`]).
     fn shell_writes(&self, analysis: &crate::shell::CommandAnalysis) -> Option<Hit> {
-        let targets = analysis.write_targets();
-        let hit = targets.iter().find_map(|target| {
-            self.find_in_text(target)
-                .or_else(|| self.check_dynamic(target))
-                .or_else(|| is_path_word(target).then(|| self.check_on_disk(target))?)
+        use crate::shell::Write;
+        let writes = analysis.writes();
+        let named = writes.iter().find_map(|write| match write {
+            Write::Path(text) | Write::Text(text) => self
+                .find_in_text(text)
+                .or_else(|| self.check_dynamic(text))
+                .or_else(|| is_path_word(text).then(|| self.check_on_disk(text))?),
+            _ => None,
         });
-        if hit.is_some() {
-            return hit;
+        if named.is_some() {
+            return named;
         }
-        // The commands whose arguments are write targets (the shell lists every argument of a
-        // program not known to only read).
-        let written: std::collections::HashSet<&str> = targets.iter().copied().collect();
-        analysis.argvs().find_map(|argv| {
-            let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
-            let writes = words.len() > 1 && words.iter().all(|word| written.contains(word));
-            writes.then(|| self.lands_in(&words))?
+        writes.iter().find_map(|write| match write {
+            Write::Into {
+                dir,
+                is_dir,
+                sources,
+                unknown_entries,
+            } => {
+                let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+                self.lands_in_dir(dir, *is_dir, &sources, *unknown_entries)
+            }
+            Write::Arguments(words) => {
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                self.lands_in(&words)
+            }
+            _ => None,
         })
     }
 }

@@ -112,17 +112,17 @@ fn invocation_hold(invocation: &Invocation, depth: usize) -> Option<Hold> {
     if let Some(hold) = combination_hold(name, invocation) {
         return Some(hold);
     }
-    let Some(spec) = programs::lookup(&argv[0]) else {
+    let Some(parsed) = invocation.parsed() else {
         return unknown_program_hold(invocation, depth);
     };
-    let parsed = programs::parse(spec, &argv[1..], &invocation.dynamic[1..]);
-    if let Some(hold) = input_chooses_command(invocation, &parsed)
+    let spec = parsed.path[0];
+    if let Some(hold) = input_chooses_command(invocation, parsed)
         .or_else(|| input_chooses_code(name, spec, invocation))
     {
         return Some(hold);
     }
     if name.eq_ignore_ascii_case("git")
-        && let Some(hold) = super::git::config_hold(invocation, &parsed, depth, &|inner, depth| {
+        && let Some(hold) = super::git::config_hold(invocation, parsed, depth, &|inner, depth| {
             invocation_hold(inner, depth)
         })
     {
@@ -130,7 +130,7 @@ fn invocation_hold(invocation: &Invocation, depth: usize) -> Option<Hold> {
     }
     for command in &parsed.path {
         for rule in command.holds {
-            if rule_applies(rule, &parsed, invocation, depth) {
+            if rule_applies(rule, parsed, invocation, depth) {
                 return Some(Hold::from_rule(rule));
             }
         }

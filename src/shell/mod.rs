@@ -196,27 +196,136 @@ impl CommandAnalysis {
             .collect()
     }
 
-    /// Every text that may name a file this command writes, for the guard of agentguard's own
-    /// files (`crate::protected`): the targets of redirections into files, and every word and
-    /// here-document of a simple command that is not known to only read (a writer such as
-    /// `tee`, `cp`, `sed -i`, `dd`; an unknown program; an interpreter running inline code,
-    /// which can write through any API).
-    pub fn write_targets(&self) -> Vec<&str> {
-        let mut targets: Vec<&str> = self
-            .0
-            .redirects
-            .iter()
-            .filter(|redirect| redirect.writes_file())
-            .map(|redirect| redirect.target.as_str())
-            .collect();
+    /// What this command may write, for the guard of agentguard's own files
+    /// (`crate::protected`), each relative path as seen from the hook's working directory
+    /// (`cd ~/.claude; echo x > settings.json` writes `~/.claude/settings.json`): the targets
+    /// of redirections into files, and for each simple command not known to only read what
+    /// its spec says it writes (the destination of `cp`, the `-C` directory of `tar`), or,
+    /// without that knowledge, every argument and here-document (a writer such as `tee` or
+    /// `sed -i`, an unknown program, an interpreter running inline code). Each only once.
+    pub fn writes(&self) -> Vec<Write> {
+        let mut writes = Vec::new();
+        let mut add = |write: Write| {
+            if !writes.contains(&write) {
+                writes.push(write);
+            }
+        };
+        for redirect in self.0.redirects.iter().filter(|r| r.writes_file()) {
+            add(Write::Path(
+                places::from_hook_dir(&redirect.target, &redirect.cwd).into_owned(),
+            ));
+        }
         for invocation in &self.0.invocations {
-            if readonly::invocation_verdict(invocation).is_some() {
-                targets.extend(invocation.argv.iter().skip(1).map(String::as_str));
-                targets.extend(invocation.stdin_text.as_deref());
+            if readonly::invocation_verdict(invocation).is_none() {
+                continue;
+            }
+            let from_here = |word: &str| places::from_hook_dir(word, &invocation.cwd).into_owned();
+            if let Some(text) = &invocation.stdin_text {
+                add(Write::Text(text.clone()));
+            }
+            match invocation
+                .parsed()
+                .and_then(|parsed| spec_writes(parsed, invocation))
+            {
+                Some(spec_writes) => spec_writes.into_iter().for_each(&mut add),
+                None => {
+                    let words: Vec<String> = invocation
+                        .argv
+                        .iter()
+                        .skip(1)
+                        .map(|w| from_here(w))
+                        .collect();
+                    for word in &words {
+                        add(Write::Text(word.clone()));
+                    }
+                    if words.len() > 1 {
+                        add(Write::Arguments(words));
+                    }
+                }
             }
         }
-        targets
+        writes
     }
+}
+
+/// What may be written by a command that writes (see [`CommandAnalysis::writes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Write {
+    /// A path the command writes.
+    Path(String),
+    /// A word or text that may name written paths anywhere in it: an argument of a program
+    /// whose spec does not say what it writes (`--output=PATH`, inline code), a here-document.
+    Text(String),
+    /// A directory the command writes entries into: named after `sources` (`cp -t DIR a b`,
+    /// `cp a b DIR/`), or not named at all with `unknown_entries` (an archive's). `is_dir`:
+    /// known to be a directory (an option names it so); else only if it is one.
+    Into {
+        dir: String,
+        is_dir: bool,
+        sources: Vec<String>,
+        unknown_entries: bool,
+    },
+    /// All the arguments of such a program: one of them may be a directory the others land
+    /// in (`mv agentguard ~/.config/`).
+    Arguments(Vec<String>),
+}
+
+/// What `parsed` (a command not known to only read) writes by its spec's `written`,
+/// `target_directory_options` and `unknown_entries`; None when the spec says every argument.
+fn spec_writes(parsed: &programs::Parsed, invocation: &walk::Invocation) -> Option<Vec<Write>> {
+    let spec = parsed.leaf();
+    let all_operands = parsed.has_any(spec.all_operands_with);
+    if all_operands || spec.written == programs::Written::Arguments && !spec.unknown_entries {
+        return None;
+    }
+    let from_here = |word: &str| places::from_hook_dir(word, &invocation.cwd).into_owned();
+    let target_dir = spec
+        .target_directory_options
+        .iter()
+        .find_map(|option| parsed.value(option));
+    let operands: Vec<String> = parsed.operands.iter().map(|o| from_here(&o.text)).collect();
+    let mut writes = Vec::new();
+    if spec.written == programs::Written::Arguments {
+        // `tar`: every argument may be written (`-cf FILE`), and the entries land below.
+        writes.extend(
+            invocation
+                .argv
+                .iter()
+                .skip(1)
+                .map(|w| Write::Text(from_here(w))),
+        );
+    }
+    match (spec.written, target_dir) {
+        (_, Some(dir)) => {
+            writes.push(Write::Path(from_here(dir)));
+            writes.push(Write::Into {
+                dir: from_here(dir),
+                is_dir: true,
+                sources: operands,
+                unknown_entries: spec.unknown_entries,
+            });
+        }
+        (programs::Written::LastOperand, None) => {
+            if let Some((destination, sources)) = operands.split_last() {
+                writes.push(Write::Path(destination.clone()));
+                writes.push(Write::Into {
+                    dir: destination.clone(),
+                    is_dir: false,
+                    sources: sources.to_vec(),
+                    unknown_entries: spec.unknown_entries,
+                });
+            }
+        }
+        // No directory named: the entries land in the working directory.
+        (_, None) if spec.unknown_entries => writes.push(Write::Into {
+            dir: from_here("."),
+            is_dir: true,
+            sources: Vec::new(),
+            unknown_entries: true,
+        }),
+        (_, None) => {}
+    }
+    Some(writes)
 }
 
 impl CommandAnalysis {

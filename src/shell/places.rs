@@ -228,3 +228,32 @@ pub fn change_dir(word: Option<&str>, dynamic: bool, cwd: &Cwd) -> Cwd {
         None => Cwd::Unknown,
     }
 }
+
+/// `word`, a path as a program receives it, as written from the hook's own working directory:
+/// a relative path joined to the directory the `cd`s before it changed to (`cd ~/.claude;
+/// echo x > settings.json` writes `~/.claude/settings.json`). In a directory known only at
+/// run time it comes back under `$PWD/`: only its own, known part can then name a file.
+/// Anything else (absolute, `~`, `$VAR/...`, an option, text with spaces) is returned as is.
+pub fn from_hook_dir<'a>(word: &'a str, cwd: &Cwd) -> std::borrow::Cow<'a, str> {
+    let as_is = word.is_empty()
+        || word.starts_with(['/', '~', '$', '-', '`'])
+        || word.contains(char::is_whitespace)
+        || *cwd == Cwd::default();
+    if as_is {
+        return word.into();
+    }
+    let (root, parts) = match cwd {
+        Cwd::Known(Base::Project, parts) => ("", parts.as_slice()),
+        Cwd::Known(Base::Home, parts) => ("~/", parts.as_slice()),
+        Cwd::Known(Base::Root, parts) => ("/", parts.as_slice()),
+        Cwd::Known(Base::Temp, parts) => ("$TMPDIR/", parts.as_slice()),
+        Cwd::Unknown => ("$PWD/", &[][..]),
+    };
+    let mut path = String::from(root);
+    for part in parts {
+        path.push_str(part);
+        path.push('/');
+    }
+    path.push_str(word);
+    path.into()
+}

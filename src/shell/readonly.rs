@@ -58,7 +58,16 @@ fn deny(kind: DenyKind, detail: String) -> ReadOnlyVerdict {
     ReadOnlyVerdict::Deny { kind, detail }
 }
 
+/// Why `invocation` alone is not known to only read, if it is not (computed once per
+/// invocation).
 pub(super) fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, String)> {
+    invocation
+        .read_verdict
+        .get_or_init(|| verdict_now(invocation))
+        .clone()
+}
+
+fn verdict_now(invocation: &Invocation) -> Option<(DenyKind, String)> {
     let argv = &invocation.argv;
     if invocation.dynamic.first().copied().unwrap_or(false) {
         return Some((DenyKind::DynamicCommand, argv[0].clone()));
@@ -77,10 +86,10 @@ pub(super) fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, S
         }
     }
     let name = rules::program_name(&argv[0]);
-    let Some(spec) = programs::lookup(&argv[0]) else {
+    let Some(parsed) = invocation.parsed() else {
         return Some((DenyKind::UnknownProgram, name.to_string()));
     };
-    let parsed = programs::parse(spec, &argv[1..], &invocation.dynamic[1..]);
+    let spec = parsed.path[0];
     let (effect, cause) = parsed.effect_and_cause(&argv[0]);
     let shown = cause.unwrap_or_else(|| parsed.display_name(&argv[0]));
     let kind = match effect {
@@ -108,8 +117,7 @@ pub(super) fn invocation_verdict(invocation: &Invocation) -> Option<(DenyKind, S
     // `xargs -I{} git reflog --{}`: words read at run time pick an option or subcommand
     // (before `--`, or before a shell's or interpreter's code is fixed).
     let base_name = rules::program_name(&argv[0]);
-    let boundary = if programs::lookup(&argv[0])
-        .is_some_and(|spec| spec.check == Some("interpreter"))
+    let boundary = if spec.check == Some("interpreter")
         || rules::is_shell(base_name)
         || rules::is_awk(base_name)
     {

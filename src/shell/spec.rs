@@ -121,6 +121,34 @@ pub struct CommandSpec {
     /// given at this level: not inherited.
     #[serde(default)]
     pub prints: Vec<String>,
+    /// Which of its arguments a writing program writes, for the guard of agentguard's own
+    /// files: every argument (the default: `sed -i`, `touch`, `mv`, which also removes its
+    /// sources), only the destination (`cp`, `ln`, `rsync`: the sources are read), or only
+    /// the directory it writes into (`unzip`: the archive and member names are read).
+    #[serde(default)]
+    pub written: Written,
+    /// Options whose value is the directory the program writes into (`cp -t DIR`, `tar -C
+    /// DIR`, `unzip -d DIR`); each must also be a value option. Given, every operand is a
+    /// source.
+    #[serde(default)]
+    pub target_directory_options: Vec<String>,
+    /// With one of these options every operand is written (`install -d A B` creates both).
+    #[serde(default)]
+    pub all_operands_with: Vec<String>,
+    /// What it puts into its target directory (or the working directory, without one) is not
+    /// named on the command line: an archive's entries (`tar -x`, `unzip`).
+    #[serde(default)]
+    pub unknown_entries: bool,
+}
+
+/// Which arguments a writing program writes (see [`CommandSpec::written`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Written {
+    #[default]
+    Arguments,
+    LastOperand,
+    TargetDirectory,
 }
 
 #[derive(Debug, Clone, Deserialize)]

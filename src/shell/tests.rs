@@ -1644,6 +1644,18 @@ fn program_tables_match_their_assets() {
         assert_eq!(command.downloads, spec.downloads, "{at}");
         assert_eq!(command.forwards, spec.forwards, "{at}");
         assert_eq!(command.prints, spec.prints.as_slice(), "{at}");
+        assert_eq!(command.written, spec.written, "{at}");
+        assert_eq!(
+            command.target_directory_options,
+            spec.target_directory_options.as_slice(),
+            "{at}"
+        );
+        assert_eq!(
+            command.all_operands_with,
+            spec.all_operands_with.as_slice(),
+            "{at}"
+        );
+        assert_eq!(command.unknown_entries, spec.unknown_entries, "{at}");
         assert_eq!(
             command.optional_values.len(),
             spec.optional_values.len(),
@@ -1722,4 +1734,154 @@ fn program_tables_match_their_assets() {
     // Checks named in the assets are the ones the policies implement.
     assert!(super::spec::READ_CHECKS.contains(&"git-rules"));
     assert!(super::spec::HOLD_CHECKS.contains(&"paths-outside-project"));
+}
+
+/// What `writes()` reports, rendered: `path`, `text`, `into DIR<-[sources]` (`*` for a known
+/// directory, `?` for unknown entries), `args [..]`.
+fn writes_of(command: &str) -> Vec<String> {
+    use super::Write;
+    super::analyze(command)
+        .unwrap()
+        .writes()
+        .into_iter()
+        .map(|write| match write {
+            Write::Path(path) => format!("path {path}"),
+            Write::Text(text) => format!("text {text}"),
+            Write::Into {
+                dir,
+                is_dir,
+                sources,
+                unknown_entries,
+            } => format!(
+                "into {dir}{}{}<-[{}]",
+                if is_dir { "*" } else { "" },
+                if unknown_entries { "?" } else { "" },
+                sources.join(" ")
+            ),
+            Write::Arguments(words) => format!("args [{}]", words.join(" ")),
+        })
+        .collect()
+}
+
+#[test]
+fn copiers_write_their_destination_and_only_read_their_sources() {
+    for (command, expected) in [
+        (
+            "cp ~/.claude/settings.json /tmp/b",
+            &["path /tmp/b", "into /tmp/b<-[~/.claude/settings.json]"][..],
+        ),
+        (
+            "cp -r -S .bak a b dest/",
+            &["path dest/", "into dest/<-[a b]"],
+        ),
+        (
+            "cp -t ~/.config a b",
+            &["path ~/.config", "into ~/.config*<-[a b]"],
+        ),
+        (
+            "install --target-directory=bin -m 755 app",
+            &["path bin", "into bin*<-[app]"],
+        ),
+        (
+            "rsync -a --exclude .git -e ssh src/ host:dst",
+            &["path host:dst", "into host:dst<-[src/]"],
+        ),
+        ("ln -s ../a link", &["path link", "into link<-[../a]"]),
+        // `install -d` creates every directory it names; `mv` removes its sources.
+        (
+            "install -d a ~/.config/agentguard",
+            &[
+                "text -d",
+                "text a",
+                "text ~/.config/agentguard",
+                "args [-d a ~/.config/agentguard]",
+            ],
+        ),
+        ("mv a b", &["text a", "text b", "args [a b]"]),
+        // Readers write nothing; a repeated target is reported once.
+        ("cat a > out; cat b > out", &["path out"]),
+    ] {
+        assert_eq!(writes_of(command), expected, "{command}");
+    }
+}
+
+#[test]
+fn archives_land_in_their_target_directory_or_the_working_directory() {
+    for (command, expected) in [
+        (
+            "tar -C ~ -xf a.tar",
+            &[
+                "text -C",
+                "text ~",
+                "text -xf",
+                "text a.tar",
+                "path ~",
+                "into ~*?<-[]",
+            ][..],
+        ),
+        (
+            "tar --directory=build -xzf a.tgz",
+            &[
+                "text --directory=build",
+                "text -xzf",
+                "text a.tgz",
+                "path build",
+                "into build*?<-[]",
+            ],
+        ),
+        ("tar xf a.tar", &["text xf", "text a.tar", "into .*?<-[]"]),
+        ("unzip -d ~ x.zip", &["path ~", "into ~*?<-[x.zip]"]),
+        (
+            "unzip x.zip -d ~/.codex",
+            &["path ~/.codex", "into ~/.codex*?<-[x.zip]"],
+        ),
+        ("unzip -q x.zip", &["into .*?<-[]"]),
+        // Listing an archive writes nothing.
+        ("unzip -l x.zip", &[]),
+        ("tar -tzf a.tgz", &[]),
+    ] {
+        assert_eq!(writes_of(command), expected, "{command}");
+    }
+}
+
+#[test]
+fn relative_writes_follow_the_directory_cds_change_to() {
+    for (command, expected) in [
+        (
+            "cd ~/.claude; echo {} > settings.json",
+            &["path ~/.claude/settings.json"][..],
+        ),
+        (
+            "cd ~/.config && cp -r x agentguard",
+            &[
+                "path ~/.config/agentguard",
+                "into ~/.config/agentguard<-[~/.config/x]",
+            ],
+        ),
+        (
+            "pushd ~/.codex && tee hooks.json < x; popd; tee hooks.json < y",
+            &["text ~/.codex/hooks.json", "text hooks.json"],
+        ),
+        ("cd /etc && touch x", &["text /etc/x"]),
+        ("cd sub/dir && echo > out", &["path sub/dir/out"]),
+        ("cd && echo > .bashrc", &["path ~/.bashrc"]),
+        ("pushd ~/a && pushd && echo > x", &["path $PWD/x"]),
+        // After a `cd` to a place known only at run time, only the written name is known.
+        (
+            "cd \"$X\" && echo > settings.json",
+            &["path $PWD/settings.json"],
+        ),
+        // A subshell's `cd` ends with it.
+        (
+            "(cd ~/.claude) && echo > settings.json",
+            &["path settings.json"],
+        ),
+        // Absolute paths and options are not moved.
+        (
+            "cd ~ && echo > /tmp/x && tee -a ~/y < z",
+            &["path /tmp/x", "text -a", "text ~/y", "args [-a ~/y]"],
+        ),
+    ] {
+        assert_eq!(writes_of(command), expected, "{command}");
+    }
 }

@@ -97,6 +97,28 @@ pub struct Invocation {
     pub wrapped: bool,
     /// Has redirections of its own (`eval "$X" > out`).
     pub redirected: bool,
+    /// Its words read against its program's spec, once for every policy that asks
+    /// ([`Invocation::parsed`]).
+    pub(super) parsed: Cached<Option<super::programs::Parsed>>,
+    /// The read-only verdict on it alone, once for every policy that asks.
+    pub(super) read_verdict: Cached<Option<(super::DenyKind, String)>>,
+}
+
+/// A value computed once from an invocation's words. A copy starts empty: a copied invocation
+/// is usually edited (`git` aliases expanded, `xargs` input appended) before it is read.
+#[derive(Debug, Default)]
+pub(super) struct Cached<T>(std::cell::OnceCell<T>);
+
+impl<T> Clone for Cached<T> {
+    fn clone(&self) -> Self {
+        Cached(std::cell::OnceCell::new())
+    }
+}
+
+impl<T> Cached<T> {
+    pub(super) fn get_or_init(&self, init: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(init)
+    }
 }
 
 impl Invocation {
@@ -116,6 +138,8 @@ impl Invocation {
             in_script: self.in_script,
             wrapped: true,
             redirected: false,
+            parsed: Cached::default(),
+            read_verdict: Cached::default(),
         }
     }
 
@@ -131,6 +155,22 @@ impl Invocation {
             stdin_text,
             ..parent.nested(usize::MAX)
         }
+    }
+
+    /// Its words read against its program's spec; None when the specs do not describe it.
+    /// Read once and shared by the dangerous gate, the read-only policy and the write targets.
+    pub fn parsed(&self) -> Option<&super::programs::Parsed> {
+        self.parsed
+            .get_or_init(|| {
+                let (program, args) = self.argv.split_first()?;
+                let spec = super::programs::lookup(program)?;
+                Some(super::programs::parse(
+                    spec,
+                    args,
+                    self.dynamic.get(1..).unwrap_or_default(),
+                ))
+            })
+            .as_ref()
     }
 
     /// Every variable assignment that applies to this command: the ones in force, then its
@@ -152,6 +192,8 @@ pub struct Redirect {
     pub target: String,
     /// Opens `target` as a file for writing (as opposed to reading or duplicating a descriptor).
     pub opens_for_write: bool,
+    /// The working directory a relative `target` is opened in, as far as `cd`s tell.
+    pub cwd: Cwd,
 }
 
 /// Targets output may go to without writing anything in the project.
@@ -240,6 +282,8 @@ struct State {
     /// Variables exported or assigned: in force for every later command.
     in_force: Vec<(String, String)>,
     cwd: Cwd,
+    /// The directories `pushd` left, for `popd` to return to.
+    pushed: Vec<Cwd>,
 }
 
 struct Walker {
@@ -652,14 +696,25 @@ impl Walker {
                 .zip(&invocation.dynamic)
                 .skip(1)
                 .find(|(arg, _)| !arg.starts_with('-') || arg.as_str() == "-");
-            self.state.cwd = if name == "popd" {
-                Cwd::Unknown
-            } else {
-                places::change_dir(
-                    target.map(|(arg, _)| arg.as_str()),
-                    target.is_some_and(|(_, dynamic)| *dynamic),
-                    &self.state.cwd,
-                )
+            let plain = invocation.argv.len() == 1;
+            self.state.cwd = match name.as_str() {
+                // A bare `popd` returns to where the matching `pushd` left; with options or
+                // a stack entry (`+1`), somewhere the analysis does not follow.
+                "popd" if plain => self.state.pushed.pop().unwrap_or(Cwd::Unknown),
+                "popd" => Cwd::Unknown,
+                // A bare `pushd` swaps the top two directories.
+                "pushd" if target.is_none() => Cwd::Unknown,
+                _ => {
+                    let changed = places::change_dir(
+                        target.map(|(arg, _)| arg.as_str()),
+                        target.is_some_and(|(_, dynamic)| *dynamic),
+                        &self.state.cwd,
+                    );
+                    if name == "pushd" {
+                        self.state.pushed.push(self.state.cwd.clone());
+                    }
+                    changed
+                }
             };
         }
         if static_name
@@ -841,6 +896,7 @@ impl Walker {
                         op,
                         target,
                         opens_for_write: writes,
+                        cwd: self.state.cwd.clone(),
                     },
                     None,
                 )
@@ -854,6 +910,7 @@ impl Walker {
                         op,
                         target,
                         opens_for_write: true,
+                        cwd: self.state.cwd.clone(),
                     },
                     None,
                 )
@@ -881,6 +938,7 @@ impl Walker {
                     op,
                     target: heredoc.here_end.value.clone(),
                     opens_for_write: false,
+                    cwd: self.state.cwd.clone(),
                 };
                 (record, Some(heredoc.doc.value.clone()))
             }
@@ -891,6 +949,7 @@ impl Walker {
                     op: "<<<",
                     target: text.clone(),
                     opens_for_write: false,
+                    cwd: self.state.cwd.clone(),
                 };
                 (record, Some(text))
             }

@@ -779,6 +779,103 @@ fn writes_into_protected_dirs_through_links_and_by_run_time_paths_are_held() {
 }
 
 #[test]
+fn copying_a_protected_file_away_reads_it_and_stays_open() {
+    let env = Env::new();
+    home_with_links(&env);
+    std::fs::create_dir_all(env.project().join("backup")).unwrap();
+    for command in [
+        "cp ~/.claude/settings.json /tmp/b",
+        "cp -p ~/.codex/hooks.json ~/.codex/config.toml backup/",
+        "cp -t backup .agentguard.toml",
+        "rsync -a --exclude .git ~/.config/agentguard/ /tmp/agentguard-backup/",
+        "scp -P 2222 ~/.claude/settings.json host:/tmp/",
+        "install -m 600 ~/.codex/config.toml /tmp/codex.toml",
+        "ln -s ~/.claude/settings.json backup/settings-link.json",
+    ] {
+        let answer = bash(&env, "s", command);
+        assert_eq!(decision(&answer), None, "{command}: {answer:?}");
+    }
+    // Onto one it is still a write; `mv` removes its source, so moving one away is too.
+    for command in [
+        "cp /tmp/b ~/.claude/settings.json",
+        "cp -t ~/.codex hooks.json",
+        "mv ~/.claude/settings.json /tmp/b",
+        "install -d /tmp/x ~/.config/agentguard/new",
+    ] {
+        let answer = bash(&env, "s", command);
+        assert_eq!(decision(&answer), Some("ask"), "{command}: {answer:?}");
+    }
+}
+
+#[test]
+fn extractions_and_writes_after_cd_into_protected_places_are_held() {
+    let mut env = Env::new();
+    home_with_links(&env);
+    let held = [
+        "tar -C ~ -xf a.tar",
+        "tar -xzf a.tgz --directory ~/.config",
+        "tar --directory=~/.claude -xf a.tar",
+        "unzip -d ~ x.zip",
+        "unzip -o x.zip -d ~/.codex",
+        "cd ~ && tar xf /tmp/a.tar",
+        "cd ~/.config && cp -r x agentguard",
+        "cd ~/.claude; echo {} > settings.json",
+        "cd ~/.claude && cd .. && cp -r /tmp/evil/. .",
+        "pushd ~/.codex && cp /tmp/h.json hooks.json; popd",
+        "pushd ~/.codex > /dev/null; pushd /tmp; popd; echo x > config.toml",
+        "cd ~/.local/state && touch agentguard/trust.json",
+        "cd \"$WORK\" && echo '{}' > settings.local.json",
+        "cd \"$(mktemp -d)\" && cp x agentguard/config.toml",
+    ];
+    for command in held {
+        let claude = bash(&env, "s", command);
+        assert_eq!(decision(&claude), Some("ask"), "{command}: {claude:?}");
+        assert!(
+            reason(&claude).contains("does not edit its own guard"),
+            "{claude:?}"
+        );
+        let codex = pre_tool_as(
+            &env,
+            "codex",
+            "s",
+            "Bash",
+            json!({"command": command}),
+            None,
+        );
+        assert_eq!(decision(&codex), Some("deny"), "{command}: {codex:?}");
+    }
+    let answer = bash(&env, "s", "cd ~/.claude; echo {} > settings.json");
+    assert!(
+        reason(&answer).contains(&format!(
+            "write {}",
+            env.home().join(".claude/settings.json").display()
+        )),
+        "the message names the file as the cd made it: {answer:?}"
+    );
+    // Unpacking in the project or a directory holding nothing protected, and relative writes
+    // after a `cd`, stay open, also after a `cd` to a place known only at run time.
+    for command in [
+        "tar -xzf vendor.tgz",
+        "tar -C build -xf a.tar",
+        "unzip -q x.zip -d vendor",
+        "mkdir -p ~/notes && cd ~/notes && tar xf /tmp/n.tar",
+        "cd ~/.claude && cat settings.json > /tmp/copy.json",
+        "cd ~/.config && ls -la agentguard",
+        "cd \"$WORK\" && echo x > out.txt && cp a b",
+        "pushd ~/.codex && cat hooks.json; popd; echo x > hooks.json.bak",
+        "cd src && echo x > settings.json",
+    ] {
+        let answer = bash(&env, "s", command);
+        assert_eq!(decision(&answer), None, "{command}: {answer:?}");
+    }
+    env.set("AGENTGUARD_ROLE", "read-only");
+    for command in held {
+        let answer = bash(&env, "s", command);
+        assert_eq!(decision(&answer), Some("deny"), "{command}: {answer:?}");
+    }
+}
+
+#[test]
 fn reading_the_protected_files_stays_open_and_other_writes_are_untouched() {
     let env = Env::new();
     for command in [
