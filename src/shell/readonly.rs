@@ -91,7 +91,6 @@ fn verdict_now(invocation: &Invocation) -> Option<(DenyKind, String)> {
     };
     let spec = parsed.path[0];
     let (effect, cause) = parsed.effect_and_cause(&argv[0]);
-    let shown = cause.unwrap_or_else(|| parsed.display_name(&argv[0]));
     let kind = match effect {
         Effect::Read | Effect::Build => None,
         Effect::Write => Some(DenyKind::FileWrite),
@@ -100,6 +99,8 @@ fn verdict_now(invocation: &Invocation) -> Option<(DenyKind, String)> {
         Effect::Exec => Some(DenyKind::RunsCode),
     };
     if let Some(kind) = kind {
+        // Named only for a denial: most commands read.
+        let shown = cause.unwrap_or_else(|| parsed.display_name(&argv[0]));
         return Some((kind, shown));
     }
     if parsed.prints_only() {
