@@ -210,10 +210,14 @@ fn command_code(
             "{where_}: program names cannot be patterns"
         );
     }
-    for option in &spec.target_directory_options {
+    for option in spec
+        .target_directory_options
+        .iter()
+        .chain(&spec.written_options)
+    {
         assert!(
             spec.value_options.contains(option),
-            "{where_}: target directory option `{option}` must be a value option too"
+            "{where_}: written option `{option}` must be a value option too"
         );
     }
     if let Some(check) = &spec.check {
@@ -291,7 +295,8 @@ fn command_code(
          single_dash_long: {}, permute: {}, forwards: {}, value_options: {}, optional_values: &[{}], \
          long_options: {}, options: &[{}], read_verbs: {}, selectors: {}, subs: &[{}], holds: &[{}], \
          check: {}, downloads: {}, prints: {}, written: Written::{:?}, \
-         target_directory_options: {}, all_operands_with: {}, unknown_entries: {} }}",
+         target_directory_options: {}, written_options: {}, all_operands_with: {}, \
+         unknown_entries: {} }}",
         static_strs(&spec.names),
         effect(spec.effect.or(inherited.effect)),
         effect(spec.bare_effect),
@@ -314,6 +319,7 @@ fn command_code(
         static_strs(&spec.prints),
         spec.written,
         static_strs(&spec.target_directory_options),
+        static_strs(&spec.written_options),
         static_strs(&spec.all_operands_with),
         spec.unknown_entries,
     )

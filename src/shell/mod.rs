@@ -271,7 +271,8 @@ pub enum Write {
 }
 
 /// What `parsed` (a command not known to only read) writes by its spec's `written`,
-/// `target_directory_options` and `unknown_entries`; None when the spec says every argument.
+/// `target_directory_options`, `written_options` and `unknown_entries`; None when the spec
+/// says every argument.
 fn spec_writes(parsed: &programs::Parsed, invocation: &walk::Invocation) -> Option<Vec<Write>> {
     let spec = parsed.leaf();
     let all_operands = parsed.has_any(spec.all_operands_with);
@@ -284,7 +285,13 @@ fn spec_writes(parsed: &programs::Parsed, invocation: &walk::Invocation) -> Opti
         .iter()
         .find_map(|option| parsed.value(option));
     let operands: Vec<String> = parsed.operands.iter().map(|o| from_here(&o.text)).collect();
-    let mut writes = Vec::new();
+    let mut writes: Vec<Write> = parsed
+        .options
+        .iter()
+        .filter(|option| spec.written_options.contains(&option.name.as_str()))
+        .filter_map(|option| option.value.as_deref())
+        .map(|value| Write::Path(from_here(value)))
+        .collect();
     if spec.written == programs::Written::Arguments {
         // `tar`: every argument may be written (`-cf FILE`), and the entries land below.
         writes.extend(

@@ -26,6 +26,7 @@ pub struct Command {
     pub prints: &'static [&'static str],
     pub written: Written,
     pub target_directory_options: &'static [&'static str],
+    pub written_options: &'static [&'static str],
     pub all_operands_with: &'static [&'static str],
     pub unknown_entries: bool,
 }

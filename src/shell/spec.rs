@@ -132,6 +132,10 @@ pub struct CommandSpec {
     /// source.
     #[serde(default)]
     pub target_directory_options: Vec<String>,
+    /// Options whose value is a file or directory written besides the destination (`rsync
+    /// --log-file=F`, `--backup-dir=D`); each must also be a value option.
+    #[serde(default)]
+    pub written_options: Vec<String>,
     /// With one of these options every operand is written (`install -d A B` creates both).
     #[serde(default)]
     pub all_operands_with: Vec<String>,

@@ -1651,6 +1651,11 @@ fn program_tables_match_their_assets() {
             "{at}"
         );
         assert_eq!(
+            command.written_options,
+            spec.written_options.as_slice(),
+            "{at}"
+        );
+        assert_eq!(
             command.all_operands_with,
             spec.all_operands_with.as_slice(),
             "{at}"
@@ -1787,6 +1792,16 @@ fn copiers_write_their_destination_and_only_read_their_sources() {
             &["path host:dst", "into host:dst<-[src/]"],
         ),
         ("ln -s ../a link", &["path link", "into link<-[../a]"]),
+        // Options that name another written file.
+        (
+            "rsync -a --log-file ~/sync.log --backup-dir=old src/ dst/",
+            &[
+                "path ~/sync.log",
+                "path old",
+                "path dst/",
+                "into dst/<-[src/]",
+            ],
+        ),
         // `install -d` creates every directory it names; `mv` removes its sources.
         (
             "install -d a ~/.config/agentguard",

@@ -801,6 +801,7 @@ fn copying_a_protected_file_away_reads_it_and_stays_open() {
         "cp -t ~/.codex hooks.json",
         "mv ~/.claude/settings.json /tmp/b",
         "install -d /tmp/x ~/.config/agentguard/new",
+        "rsync -a src/ /tmp/dst/ --log-file=$HOME/.config/agentguard/config.toml",
     ] {
         let answer = bash(&env, "s", command);
         assert_eq!(decision(&answer), Some("ask"), "{command}: {answer:?}");
