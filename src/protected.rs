@@ -305,33 +305,17 @@ impl Protected {
         {
             return Some(hit);
         }
-        let separators = |c: char| {
-            c.is_whitespace()
-                || matches!(
-                    c,
-                    '\'' | '"'
-                        | '`'
-                        | '('
-                        | ')'
-                        | '['
-                        | ']'
-                        | '{'
-                        | '}'
-                        | ','
-                        | ';'
-                        | ':'
-                        | '<'
-                        | '>'
-                        | '|'
-                        | '&'
-                        | '='
-                        | '+'
-                        | '!'
-                )
-        };
-        text.split(separators)
+        text.split(is_text_separator)
             .filter(|token| !token.is_empty() && *token != trimmed)
             .find_map(|token| self.check(token))
+    }
+
+    /// The first protected path named by a relative path-like token of `text` (code run in
+    /// the directory `dir`, a prefix ending in `/`) once joined to `dir`.
+    fn find_in_text_under(&self, dir: &str, text: &str) -> Option<Hit> {
+        text.split(is_text_separator)
+            .filter(|token| !token.is_empty() && !token.starts_with(['/', '~', '$', '-']))
+            .find_map(|token| self.check(&format!("{dir}{token}")))
     }
 
     /// A protected file a command could put into a directory it writes: for each word of
@@ -497,6 +481,7 @@ impl Protected {
                 .find_in_text(text)
                 .or_else(|| self.check_dynamic(text))
                 .or_else(|| is_path_word(text).then(|| self.check_on_disk(text))?),
+            Write::TextIn { text, dir } => self.find_in_text_under(dir, text),
             _ => None,
         });
         if named.is_some() {
@@ -519,6 +504,32 @@ impl Protected {
             _ => None,
         })
     }
+}
+
+/// What separates path-like tokens in code and option text.
+fn is_text_separator(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '\'' | '"'
+                | '`'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | ','
+                | ';'
+                | ':'
+                | '<'
+                | '>'
+                | '|'
+                | '&'
+                | '='
+                | '+'
+                | '!'
+        )
 }
 
 /// Claude Code's settings files: `settings.json`, `settings.local.json`, ...

@@ -220,8 +220,17 @@ impl CommandAnalysis {
                 continue;
             }
             let from_here = |word: &str| places::from_hook_dir(word, &invocation.cwd).into_owned();
+            // Code and here-documents name paths inside them, relative to where they run.
+            let dir = places::dir_prefix(&invocation.cwd).filter(|dir| !dir.is_empty());
+            let text_in = |text: &str| {
+                dir.as_ref().map(|dir| Write::TextIn {
+                    text: text.to_string(),
+                    dir: dir.clone(),
+                })
+            };
             if let Some(text) = &invocation.stdin_text {
                 add(Write::Text(text.clone()));
+                text_in(text).into_iter().for_each(&mut add);
             }
             match invocation
                 .parsed()
@@ -237,6 +246,9 @@ impl CommandAnalysis {
                         .collect();
                     for word in &words {
                         add(Write::Text(word.clone()));
+                        if word.contains(char::is_whitespace) {
+                            text_in(word).into_iter().for_each(&mut add);
+                        }
                     }
                     if words.len() > 1 {
                         add(Write::Arguments(words));
@@ -256,6 +268,9 @@ pub enum Write {
     /// A word or text that may name written paths anywhere in it: an argument of a program
     /// whose spec does not say what it writes (`--output=PATH`, inline code), a here-document.
     Text(String),
+    /// Such a text run in a directory a `cd` changed to (`dir`, ending in `/`): its relative
+    /// paths are under `dir` (`cd ~/.claude && python3 -c "open('settings.json', 'w')"`).
+    TextIn { text: String, dir: String },
     /// A directory the command writes entries into: named after `sources` (`cp -t DIR a b`,
     /// `cp a b DIR/`), or not named at all with `unknown_entries` (an archive's). `is_dir`:
     /// known to be a directory (an option names it so); else only if it is one.

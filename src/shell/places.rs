@@ -242,18 +242,28 @@ pub fn from_hook_dir<'a>(word: &'a str, cwd: &Cwd) -> std::borrow::Cow<'a, str> 
     if as_is {
         return word.into();
     }
-    let (root, parts) = match cwd {
-        Cwd::Known(Base::Project, parts) => ("", parts.as_slice()),
-        Cwd::Known(Base::Home, parts) => ("~/", parts.as_slice()),
-        Cwd::Known(Base::Root, parts) => ("/", parts.as_slice()),
-        Cwd::Known(Base::Temp, parts) => ("$TMPDIR/", parts.as_slice()),
-        Cwd::Unknown => ("$PWD/", &[][..]),
+    let mut path = match dir_prefix(cwd) {
+        Some(prefix) => prefix,
+        None => String::from("$PWD/"),
     };
-    let mut path = String::from(root);
-    for part in parts {
-        path.push_str(part);
-        path.push('/');
-    }
     path.push_str(word);
     path.into()
+}
+
+/// The working directory `cwd` as a prefix for relative paths (`~/.claude/`, `/etc/`, `sub/`),
+/// when it is known; empty for the hook's own.
+pub fn dir_prefix(cwd: &Cwd) -> Option<String> {
+    let (root, parts) = match cwd {
+        Cwd::Known(Base::Project, parts) => ("", parts),
+        Cwd::Known(Base::Home, parts) => ("~/", parts),
+        Cwd::Known(Base::Root, parts) => ("/", parts),
+        Cwd::Known(Base::Temp, parts) => ("$TMPDIR/", parts),
+        Cwd::Unknown => return None,
+    };
+    let mut prefix = String::from(root);
+    for part in parts {
+        prefix.push_str(part);
+        prefix.push('/');
+    }
+    Some(prefix)
 }

@@ -1752,6 +1752,7 @@ fn writes_of(command: &str) -> Vec<String> {
         .map(|write| match write {
             Write::Path(path) => format!("path {path}"),
             Write::Text(text) => format!("text {text}"),
+            Write::TextIn { text, dir } => format!("text {text} in {dir}"),
             Write::Into {
                 dir,
                 is_dir,
@@ -1878,6 +1879,15 @@ fn relative_writes_follow_the_directory_cds_change_to() {
             &["text ~/.codex/hooks.json", "text hooks.json"],
         ),
         ("cd /etc && touch x", &["text /etc/x"]),
+        (
+            "cd ~/.claude && python3 -c 'open(\"settings.json\", \"w\")'",
+            &[
+                "text -c",
+                "text open(\"settings.json\", \"w\")",
+                "text open(\"settings.json\", \"w\") in ~/.claude/",
+                "args [-c open(\"settings.json\", \"w\")]",
+            ],
+        ),
         ("cd sub/dir && echo > out", &["path sub/dir/out"]),
         ("cd && echo > .bashrc", &["path ~/.bashrc"]),
         ("pushd ~/a && pushd && echo > x", &["path $PWD/x"]),

@@ -825,6 +825,7 @@ fn extractions_and_writes_after_cd_into_protected_places_are_held() {
         "pushd ~/.codex && cp /tmp/h.json hooks.json; popd",
         "pushd ~/.codex > /dev/null; pushd /tmp; popd; echo x > config.toml",
         "cd ~/.local/state && touch agentguard/trust.json",
+        "cd ~/.claude && python3 -c \"open('settings.json', 'w').write('{}')\"",
         "cd \"$WORK\" && echo '{}' > settings.local.json",
         "cd \"$(mktemp -d)\" && cp x agentguard/config.toml",
     ];
