@@ -15,9 +15,14 @@
 //! places. A path only known at run time is held when what is known of it names a protected
 //! file (`> "$D/settings.json"`, `$X/agentguard/...`), so `> "$OUT"` stays open.
 //!
-//! This stops accidents and role drift, it is not a sandbox: what an archive holds (`tar -C ~
-//! -xf a.tar`), a directory named only at run time (`cp x "$D/"`), or a path a script builds is
-//! not known here.
+//! What a shell command writes comes from the program specs (`crate::shell::Write`): the
+//! destination of a copier, not its sources; relative paths under the directory a `cd` set. An
+//! archive's entries are not known, so an extraction is held where it could overwrite one of
+//! the user's protected places (`tar -C ~ -xf a.tar`), not in the project.
+//!
+//! This stops accidents and role drift, it is not a sandbox: a directory named only at run
+//! time (`cp x "$D/"`), a path a script builds, or the project's own `.claude` overwritten by
+//! an archive unpacked in the project are not known here.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
