@@ -130,6 +130,16 @@ impl Facts {
 /// The rules judge on `text` for `detector`. Fails only when a cue pattern does not compile.
 pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAnswer, String> {
     let matches = detector.rule_matches(text)?;
+    // A detector without any rule table (a user's own, judged by its prompt) gives the rules
+    // judge nothing to read: the absence of a cue says nothing, so its fields stay open and
+    // the hit goes to the LLM when one is configured.
+    let has_rules = [
+        &detector.rules,
+        &detector.rules_unsure,
+        &detector.rules_against,
+    ]
+    .iter()
+    .any(|table| table.iter().any(|(_, cues)| !cues.is_empty()));
     let mut fields = BTreeMap::new();
     let mut notes = Vec::new();
     for (index, field) in detector.fields.iter().enumerate() {
@@ -173,7 +183,11 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
                 notes.push(format!("{field}? (\"{hedge}\")"));
                 None
             }
-            (None, None, None) => Some(false),
+            (None, None, None) if has_rules => Some(false),
+            (None, None, None) => {
+                notes.push(format!("{field}? (the detector has no rules)"));
+                None
+            }
         };
         fields.insert(field.clone(), value);
     }
@@ -218,6 +232,37 @@ mod tests {
     fn answer(detector: &str, text: &str) -> RulesAnswer {
         let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         decide(detectors.get(detector).unwrap(), text, &Facts::default()).unwrap()
+    }
+
+    #[test]
+    fn a_detector_without_rules_leaves_its_hits_to_the_llm() {
+        let config = Config::from_layers(&[
+            (
+                crate::config::Source::Defaults,
+                crate::config::DEFAULT_CONFIG.to_string(),
+            ),
+            (
+                crate::config::Source::File("user.toml".into()),
+                "[[detectors]]\nname = \"zebra\"\ntriggers = ['zebra']\nfields = ['a']\n\
+                 block_when = 'a'\nprompt = 'p'\nfeedback = 'f'\n"
+                    .to_string(),
+            ),
+        ])
+        .unwrap();
+        let detectors = Detectors::load(&config.detectors).unwrap();
+        let zebra = detectors.get("zebra").unwrap();
+        let open = decide(zebra, "the zebra module", &Facts::default()).unwrap();
+        assert_eq!(open.verdict, RulesVerdict::Unsure, "{}", open.reason);
+        assert_eq!(open.fields["a"], None);
+        let mut facts = Facts::default();
+        facts.set("a", true, "from the turn's tool calls");
+        let settled = decide(zebra, "the zebra module", &facts).unwrap();
+        assert_eq!(
+            settled.verdict,
+            RulesVerdict::Violation,
+            "{}",
+            settled.reason
+        );
     }
 
     #[test]
