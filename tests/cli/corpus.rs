@@ -56,6 +56,10 @@ const TRIGGER_WORDS: &[&str] = &[
     "behoben", "später", "提交", "推送", "部署", "修复", "会话", "下次", "拆分",
     // fr, pt, ru, ko, vi
     "pousse", "corrig", "reprodui", "исправ", "воспроизв", "재현", "수정", "sửa", "tái hiện",
+    // the scope cue families: the rest, phases, TODOs, tomorrow, runs still going
+    "remaining", "phase", "todo", "hard-coded", "sprint", "剩余", "阶段", "后续", "明天", "残り",
+    "フェーズ", "スプリント", "実行中", "le reste", "der rest", "restante", "остальн", "отдельн",
+    "yarın", "sonraki", "เฟส", "남은", "릴리스", "versión", "mañana", "上下文",
 ];
 
 #[derive(Debug, Deserialize)]
