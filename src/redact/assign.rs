@@ -244,8 +244,11 @@ impl Grammar {
             pos += 1;
         }
 
-        // The quote before an unquoted key opened a string the value may run to the end of.
-        let opened_by = before.filter(|&b| is_quote(b) && !quoted_key);
+        // The quote before an unquoted key opened a string the value may run to the end of;
+        // so did a quote still open further back (`-H "Cookie: _app_session=…"`).
+        let opened_by = before
+            .filter(|&b| is_quote(b) && !quoted_key)
+            .or_else(|| (!quoted_key).then(|| open_quote(&line[..start])).flatten());
         let after_key = skip_blanks(line, pos);
         let blank_before_operator = after_key > pos;
         pos = after_key;
@@ -262,6 +265,15 @@ impl Grammar {
                 opened_by,
             );
         }
+        // Two strings side by side: a command's key and value arguments (`dotnet user-secrets
+        // set "DbPassword" "…"`, `fly secrets set`-style wrappers, Tcl/nginx `set "KEY" "…"`).
+        if quoted_key
+            && blank_before_operator
+            && line.get(pos).copied().is_some_and(is_quote)
+            && !line[..start].contains(&b'=')
+        {
+            return self.value_at(line, pos, class, true, ValueEnds::Anywhere, None);
+        }
         // An attribute pair: `<add key="ClearTextPassword" value="…" />`.
         if quoted_key && blank_before_operator && line[pos..].starts_with(b"value") {
             let equals = skip_blanks(line, pos + b"value".len());
@@ -272,7 +284,12 @@ impl Grammar {
             return None;
         }
         if quoted_key && line.get(pos) == Some(&b',') {
-            // A call: `System.setProperty("KEY", "…")`, `define('AUTH_KEY', '…')`.
+            // A call: `System.setProperty("KEY", "…")`, `define('AUTH_KEY', '…')`. Its value is
+            // a string: anything else is an expression (`PasswordField("Password",
+            // validators=[…])`, `setProperty("KEY", value)`).
+            if !starts_string(line, skip_blanks(line, pos + 1)) {
+                return None;
+            }
             return self.value_at(
                 line,
                 skip_blanks(line, pos + 1),
@@ -302,6 +319,11 @@ impl Grammar {
             return None;
         }
         let value_at = skip_blanks(line, operator_end);
+        // A comparison with a literal (`if token == "…"`) shows the secret; one with a name
+        // (`if password == confirm_password:`) is code.
+        if matches!(*operator, b"==" | b"===") && !starts_string(line, value_at) {
+            return None;
+        }
         // In a query string (`?token=…&next=…`) the value ends at the next `&`.
         let in_query = matches!(before, Some(b'?' | b'&'));
         let ends = if in_query {
@@ -561,6 +583,59 @@ impl Grammar {
             }
         }
     }
+}
+
+impl Grammar {
+    /// Whether `value` only restates its `key` (`data-name1: data-value1`, `password:
+    /// db-password`, `key1: value1`): it repeats a word of the key, and every word of it is a
+    /// word of the key or a placeholder word, as in documentation and templates. A real secret
+    /// holds some word or run of characters of its own.
+    pub(crate) fn restates_key(&self, key: &[u8], value: &[u8]) -> bool {
+        let key_words = split_words(key);
+        let value_words = split_words(value);
+        // Only a value of words and separators: any other byte is a character of its own.
+        let only_words = value
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"-_. ".contains(&b));
+        only_words
+            && value_words.iter().any(|word| key_words.contains(word))
+            && value_words.iter().all(|word| {
+                key_words.contains(word) || self.placeholder_words.iter().any(|p| p == word)
+            })
+    }
+}
+
+/// Whether a string literal starts at `at`, possibly behind a prefix (`b"…"`, `@"…"`) or
+/// an escape (`\"…\"` inside JSON).
+fn starts_string(line: &[u8], at: usize) -> bool {
+    let at = at
+        + usize::from(
+            line.get(at).is_some_and(|b| b"bBrRfFuU@$\\".contains(b))
+                && line.get(at + 1).copied().is_some_and(is_quote),
+        );
+    line.get(at).copied().is_some_and(is_quote)
+}
+
+/// The quote of the string still open at the end of `text`, if any: quotes pair up left to
+/// right, a backslash escapes the next byte, and the other quote kinds inside a string are
+/// text.
+fn open_quote(text: &[u8]) -> Option<u8> {
+    let mut open = None;
+    let mut escaped = false;
+    for &byte in text {
+        if escaped {
+            escaped = false;
+        } else if byte == b'\\' {
+            escaped = true;
+        } else if is_quote(byte) {
+            match open {
+                None => open = Some(byte),
+                Some(quote) if quote == byte => open = None,
+                Some(_) => {}
+            }
+        }
+    }
+    open
 }
 
 /// A value under a key that only says "key" is this long at least (WordPress salts are 64,
@@ -897,6 +972,8 @@ fn operator_may_follow(line: &[u8], end: usize) -> bool {
         Some(b'=' | b':' | b',') => true,
         Some(b'?' | b'+' | b'.') => then == Some(b'=') || then == Some(b'?'),
         Some(b'|') => then == Some(b'|'),
+        // A quoted key, a blank, a string: `set "DbPassword" "…"`.
+        Some(b) if is_quote(b) => after_blanks > probe && probe > end,
         Some(b) => after_blanks > probe && (b.is_ascii_alphabetic() || b"&*[".contains(&b)),
         None => false,
     }
@@ -1191,6 +1268,18 @@ fn looks_like_code(value: &[u8]) -> bool {
                         .iter()
                         .all(|&b| b.is_ascii_alphanumeric() || b"_.()[]:'\"".contains(&b))
                     && !is_unmistakably_random(rest);
+        }
+    }
+    // A method called on a number: Ruby's `6.hours`, `30.minutes`, `1.5.days`.
+    let digits = value.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0 && value.get(digits) == Some(&b'.') {
+        let mut parts = value[digits + 1..].split(|&b| b == b'.');
+        let method = parts.next_back().unwrap_or_default();
+        if parts.all(|part| !part.is_empty() && part.iter().all(u8::is_ascii_digit))
+            && method.len() >= 2
+            && method.iter().all(|&b| b.is_ascii_lowercase() || b == b'_')
+        {
+            return true;
         }
     }
     let identifier_end = value

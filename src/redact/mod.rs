@@ -503,6 +503,11 @@ impl<'r> Scanner<'r> {
         let line = &text[line_start..line_end];
         let content = strip_line_ending(line);
         self.find_spans(content, line_start);
+        let redactor = self.redactor;
+        self.spans.retain(|span| {
+            !span.opens_block
+                || !redactor.block_is_template(span.rule, &text[line_start + span.start..])
+        });
         if self.spans.is_empty() {
             // A value that starts on the next line: scanning continues in `continue_value`.
             if self.pending_value.is_some() {
@@ -738,8 +743,17 @@ impl<'r> Scanner<'r> {
                                 }
                                 Some(DataEntry::Value(value)) => {
                                     let value_text = &body[value.clone()];
+                                    let key = entry_key(body);
                                     let secret = if base64 {
                                         assign::is_base64_value(value_text)
+                                            && !decode_base64(value_text).is_some_and(|decoded| {
+                                                grammar
+                                                    .is_some_and(|g| g.restates_key(key, &decoded))
+                                            })
+                                    } else if grammar
+                                        .is_some_and(|g| g.restates_key(key, value_text))
+                                    {
+                                        false
                                     } else {
                                         grammar.is_some_and(|g| {
                                             g.plausible(
@@ -1068,6 +1082,49 @@ impl Redactor {
         }
     }
 
+    /// Whether the block opening at the start of `rest` closes, within `rest`, around a body
+    /// too short to be key material (`-----BEGIN PRIVATE KEY-----\nanything\n-----END …`, as
+    /// in templates and tests). A block whose end is not in `rest` (a stream chunk ends
+    /// first) is taken as a key.
+    fn block_is_template(&self, rule: u16, rest: &[u8]) -> bool {
+        let Some(block) = &self.rule(rule).block else {
+            return false;
+        };
+        let mut body = 0;
+        let mut lines = rest.split(|&b| b == b'\n');
+        let Some(first) = lines.next() else {
+            return false;
+        };
+        let after_begin = block.begin.find(first).map_or(first.len(), |m| m.end());
+        for (index, line) in std::iter::once(&first[after_begin..])
+            .chain(lines)
+            .enumerate()
+        {
+            let content = strip_line_ending(line);
+            let (body_part, closes) = match block.end.find(content) {
+                Some(end) => (&content[..end.start()], true),
+                None => (content, false),
+            };
+            if index > 0 && !closes && !block.line.is_match(content) {
+                return false;
+            }
+            // Header lines (`Proc-Type: 4,ENCRYPTED`) are no key material.
+            if memchr::memmem::find(body_part, b": ").is_none() {
+                body += body_part
+                    .iter()
+                    .filter(|&&b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+                    .count();
+            }
+            if closes {
+                return body < MIN_KEY_BODY;
+            }
+            if body >= MIN_KEY_BODY {
+                return false;
+            }
+        }
+        false
+    }
+
     /// Whether a regex match is a secret rather than a placeholder or a look-alike.
     fn accepts(&self, rule: &Rule, whole: &[u8], secret: &[u8]) -> bool {
         if secret.is_empty()
@@ -1075,7 +1132,12 @@ impl Redactor {
         {
             return false;
         }
-        if self.table().placeholders.is_match(secret) || rule.allow.is_match(secret) {
+        // A run like `abcdefghij` is typed, not generated: documentation fills a format's
+        // shape with the alphabet (`AIzaSyabcdefghijklmnopqrstuvwxyz1234567`).
+        if self.table().placeholders.is_match(secret)
+            || rule.allow.is_match(secret)
+            || assign::has_alphabet_run(secret)
+        {
             return false;
         }
         !rule
@@ -1094,6 +1156,9 @@ fn is_prompt(body: &[u8]) -> bool {
     matches!(body, [b'$' | b'#' | b'%' | b'>', b' ', ..])
         || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())
 }
+
+/// The shortest private key body in base64: a PKCS#8 Ed25519 key (48 bytes).
+const MIN_KEY_BODY: usize = 64;
 
 /// Base64 shorter than this (18 bytes decoded) holds no credential file worth decoding.
 const MIN_BASE64_DUMP: usize = 24;
@@ -1153,6 +1218,18 @@ enum DataEntry {
     Value(Range<usize>),
     /// `key: |` or `key: >`: the value is the block below.
     Scalar,
+}
+
+/// The key of a data map entry (`data-name1: …` → `data-name1`), quotes excluded.
+fn entry_key(body: &[u8]) -> &[u8] {
+    let colon = memchr::memchr(b':', body).unwrap_or(body.len());
+    let key = body[..colon].trim_ascii();
+    let is_quote = |b: Option<&u8>| matches!(b, Some(b'"' | b'\''));
+    if key.len() >= 2 && is_quote(key.first()) && is_quote(key.last()) {
+        &key[1..key.len() - 1]
+    } else {
+        key
+    }
 }
 
 fn data_entry(body: &[u8]) -> Option<DataEntry> {

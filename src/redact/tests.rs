@@ -42,6 +42,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "smtp.login(user, password)",
     ),
     (
+        "sql-password",
+        "mysql> CREATE USER 'app'@'%' IDENTIFIED BY «'{a12}!x'»;",
+        "each row is identified by its primary key; ALTER USER app IDENTIFIED BY :new_password;",
+    ),
+    (
+        "jwt-signing-secret",
+        "const token = jwt.sign({ sub: user.id }, '«{a32}»', { expiresIn: '1h' });",
+        "const token = jwt.sign(payload, process.env.JWT_SECRET, { expiresIn: '1h' });",
+    ),
+    (
+        "cookie-jar-value",
+        ".app.internal\tTRUE\t/\tTRUE\t1798761600\tsession_token\t«{a40}»",
+        ".app.internal\tTRUE\t/\tFALSE\t1798761600\ttheme\tdark",
+    ),
+    (
         "docker-login-password",
         "$ docker login -u bob -p «{a20}» registry.example.io",
         "docker login -u bob --password-stdin < token.txt",
@@ -1208,7 +1223,7 @@ fn text_without_keywords_builds_no_rule_table() {
     let redacted = redactor.redact("I renamed `cfg` to `config` in src/parser.rs.");
     assert!(redacted.counts.is_empty());
     assert!(redactor.table.get().is_none(), "the rule table was built");
-    let redacted = redactor.redact("token ghp_0123456789abcdefghijABCDEFGHIJ012345 here");
+    let redacted = redactor.redact("token ghp_R8xWq2LmZ0vKc7YtB3nH9sJd4FgP1aEu6oTi here");
     assert!(redacted.counts.contains_key("github-pat"), "{redacted:?}");
 }
 
