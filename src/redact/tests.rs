@@ -9,6 +9,8 @@ use std::io::{BufReader, Read};
 
 use super::*;
 
+mod families;
+
 /// (kind, positive template, near-miss template)
 const CASES: &[(&str, &str, &str)] = &[
     (
