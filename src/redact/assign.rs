@@ -176,6 +176,18 @@ impl Grammar {
         if dashes == 0 && names_an_entry(line, start) {
             return self.named_entry_value(line, start, end, key);
         }
+        // A config directive (`requirepass …`, `auth_pass …`: the key starts the line, one
+        // word follows it) and a Markdown table row (`| Password | `…` |`).
+        if dashes == 0
+            && let Some((value, plain)) = directive_value(line, start, end)
+                .map(|value| (value, false))
+                .or_else(|| table_cell_value(line, start, end).map(|value| (value, true)))
+        {
+            let class = self.classify_key(key)?;
+            let text = &line[value.clone()];
+            return (!looks_like_code(text) && self.plausible(text, class, plain))
+                .then_some(Found::Value(value));
+        }
         // Most keyword occurrences are no assignment (`next_token(`, `Option<Token>`): look
         // at what follows the key before classifying it.
         if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
@@ -603,6 +615,64 @@ impl Grammar {
                 key_words.contains(word) || self.placeholder_words.iter().any(|p| p == word)
             })
     }
+}
+
+/// The value of a config directive: the key at `start..end` starts the line (after its
+/// indentation), blanks follow, then one word that ends the line (`requirepass …`,
+/// `auth_pass …`). A word starting with an operator is an assignment's.
+fn directive_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
+    if !line[..start].iter().all(|&b| is_blank(b)) || !line.get(end).copied().is_some_and(is_blank)
+    {
+        return None;
+    }
+    let value_start = skip_blanks(line, end);
+    let value_end = trim_end(line, value_start, line.len()).end;
+    let value = &line[value_start..value_end];
+    // A line starting with a key word is often prose ("Password combination."): a word of
+    // letters, perhaps ending a sentence, is no value.
+    let core_len = value.len()
+        - value
+            .iter()
+            .rev()
+            .take_while(|b| b".,;:!?".contains(b))
+            .count();
+    (!value.is_empty()
+        && !value.iter().any(|&b| is_blank(b))
+        && !b"=:|#;".contains(&value[0])
+        && !value[..core_len].iter().all(u8::is_ascii_alphabetic))
+    .then_some(value_start..value_end)
+}
+
+/// The value in the next cell of a Markdown table row whose cell holds only the key at
+/// `start..end` (`| Password | `…` |`, `| **DB_PASSWORD** | … |`); code marks and emphasis
+/// around either are no part of them.
+fn table_cell_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
+    let is_mark = |b: u8| is_blank(b) || b == b'`' || b == b'*';
+    let mut before = start;
+    while before > 0 && is_mark(line[before - 1]) {
+        before -= 1;
+    }
+    if before == 0 || line[before - 1] != b'|' || !line[..before - 1].iter().all(|&b| is_blank(b)) {
+        return None;
+    }
+    let mut after = end;
+    while after < line.len() && is_mark(line[after]) {
+        after += 1;
+    }
+    if line.get(after) != Some(&b'|') {
+        return None;
+    }
+    let cell_end = memchr::memchr(b'|', &line[after + 1..]).map(|i| after + 1 + i)?;
+    let mut value_start = after + 1;
+    let mut value_end = cell_end;
+    while value_start < value_end && is_mark(line[value_start]) {
+        value_start += 1;
+    }
+    while value_end > value_start && is_mark(line[value_end - 1]) {
+        value_end -= 1;
+    }
+    let value = &line[value_start..value_end];
+    (!value.is_empty() && !value.iter().any(|&b| is_blank(b))).then_some(value_start..value_end)
 }
 
 /// Whether a string literal starts at `at`, possibly behind a prefix (`b"…"`, `@"…"`) or

@@ -673,6 +673,31 @@ const CASES: &[(&str, &str, &str)] = &[
         r#"DB_PASSWORD="«{a20}»""#,
         r#"password = os.environ["DB_PASSWORD"]"#,
     ),
+    (
+        "ipsec-secret",
+        "10.0.0.1 10.0.0.2 : PSK «\"{a20}\"»",
+        "# : PSK \"$VPN_PSK\" is read from the environment",
+    ),
+    (
+        "network-device-password",
+        "username admin privilege 15 secret 0 «{a10}!»",
+        "username admin privilege 15 secret $ADMIN_SECRET",
+    ),
+    (
+        "mail-relay-password",
+        "[smtp.mailgun.org]:587 postmaster@mg.corp.io:«{a24}»",
+        "relayhost = [smtp.mailgun.org]:587",
+    ),
+    (
+        "wordpress-auth-cookie",
+        "Cookie: wordpress_logged_in_{h32}=«admin%7C1700000000%7C{a43}%7C{h64}»; wp-settings-1=x",
+        "Cookie: wordpress_test_cookie=WP%20Cookie%20check",
+    ),
+    (
+        "mnemonic-phrase",
+        "MNEMONIC=\"«abandon ability able about above absent absorb abstract absurd abuse access accident»\"",
+        "the mnemonic is shown once; write it down",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.

@@ -130,6 +130,27 @@ const LEAKS: &[(&str, &[&str])] = &[
             "openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:«{a6}!{a5}»",
         ],
     ),
+    (
+        "config file",
+        &[
+            "requirepass «{a8}#{a6}»",
+            "masterauth «{a8}%{a6}»",
+            "vrrp_instance VI_1 {\n    authentication {\n        auth_pass «{a6}!{a2}»\n    }",
+            "[client]\nuser=root\npassword=«{a8}!{a4}»",
+            "    environment:\n      - POSTGRES_PASSWORD=«{a8}*{a4}»\n      - POSTGRES_USER=app",
+            "define( 'DB_PASSWORD', '«{a8}@{a4}»' );",
+            "        'PASSWORD': '«{a8}.{a4}»',",
+            "spring.datasource.password=«{a8}-{a4}»",
+            "rpcpassword=«{a24}»",
+            "| Password | `«{a8}&{a4}»` |",
+            "| **DB_PASSWORD** | «{a8}#{a4}» |",
+            "{\"content\": \"DB_HOST=db\\nDB_PASSWORD=«{a8}!{a4}»\\nDEBUG=1\"}",
+            "enable secret «{a10}»",
+            "snmp-server community «{a12}» RW",
+            ": PSK «\"{a20}\"»",
+            "[smtp.gmail.com]:587 me@gmail.com:«{a16}»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -150,6 +171,10 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "mật khẩu là bắt buộc",
             "รหัสผ่านไม่ถูกต้อง",
             "each row is identified by its primary key",
+            "Password combination.",
+            "Token expired",
+            "| Password | required |",
+            "# requirepass foobared",
         ],
     ),
     (
@@ -238,6 +263,7 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
         &[
             "Cookie: theme=dark; lang=en-US",
             "the session cookie is set with SameSite=Lax",
+            "\"session_id\": \"{uuid}\", \"transcript_path\": \"/home/u/.claude/projects/x.jsonl\"",
             ".app.internal\tTRUE\t/\tFALSE\t1798761600\ttheme\tdark",
         ],
     ),
