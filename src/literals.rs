@@ -165,10 +165,29 @@ pub struct LiteralIndex {
     triples: BitSet,
     /// Their first two bytes, case-folded by `| 0x2020`: a cheaper test done first.
     triple_prefixes: BitSet,
-    /// Tagged key << 32 | literal index, sorted: the literals to check where a key is present.
-    /// The tag (key bits 16..) tells the key kinds apart: 1 single, 2 pair, 3 triple.
+    /// Tagged key << 32 | literal index, sorted: the one- and two-byte literals to check where
+    /// a key is present. The tag (key bits 16..) tells the key kinds apart: 1 single, 2 pair.
     candidates: Vec<u64>,
+    /// The longer literals grouped by the low bits of their key: bucket `b` is
+    /// `triple_candidates[triple_buckets[b]..triple_buckets[b + 1]]`. A table lookup instead
+    /// of a binary search, since common prefixes (`con`, `tok`, `pas`) reach this check at
+    /// several percent of a text's bytes.
+    triple_buckets: Box<[u32]>,
+    triple_candidates: Vec<TripleCandidate>,
 }
+
+/// A literal of three bytes or more, with what rules it out before the exact comparison.
+#[derive(Clone, Copy, Default)]
+struct TripleCandidate {
+    key: u16,
+    /// The lowercased fourth byte, if the literal has one: most literals sharing a prefix
+    /// (`contraseña`, `config:get`, `convertto-…`) differ there.
+    fourth: Option<u8>,
+    index: u32,
+}
+
+/// Buckets of the triple candidates (a power of two): a few KiB, next to free to fill.
+const TRIPLE_BUCKETS: usize = 1024;
 
 impl LiteralIndex {
     /// Empty literals are ignored (they would match everywhere; callers treat a gate with an
@@ -201,7 +220,10 @@ impl LiteralIndex {
             };
             candidates.push(tagged << 32 | index as u64);
         }
+        let (triples_tagged, mut candidates): (Vec<u64>, Vec<u64>) =
+            candidates.into_iter().partition(|&c| c >> 48 == 3);
         radix_sort_by_key(&mut candidates);
+        let (triple_buckets, triple_candidates) = bucket_triples(&needles, &triples_tagged);
         LiteralIndex {
             has_singles: needles.iter().any(|n| n.bytes.len() == 1),
             has_pairs: needles.iter().any(|n| n.bytes.len() == 2),
@@ -211,6 +233,8 @@ impl LiteralIndex {
             triples,
             triple_prefixes,
             candidates,
+            triple_buckets,
+            triple_candidates,
         }
     }
 
@@ -289,7 +313,7 @@ impl LiteralIndex {
             if let Some(&c) = text.get(at + 2) {
                 let triple = triple_key(a, b, c);
                 if self.triples.contains(triple) {
-                    self.check(text, at, 3 << 16 | u32::from(triple), found);
+                    self.check_triple(text, at, triple, found);
                 }
             }
         }
@@ -305,6 +329,24 @@ impl LiteralIndex {
         {
             let index = (candidate & 0xFFFF_FFFF) as usize;
             if self.matches_at(&self.needles[index], text, at) {
+                found.push(index);
+            }
+        }
+    }
+
+    /// Pushes the literals of three bytes or more whose hashed first bytes are `key` and that
+    /// occur at `at`.
+    #[inline]
+    fn check_triple(&self, text: &[u8], at: usize, key: u16, found: &mut Vec<usize>) {
+        let bucket = usize::from(key) & (TRIPLE_BUCKETS - 1);
+        let range = self.triple_buckets[bucket] as usize..self.triple_buckets[bucket + 1] as usize;
+        let fourth = text.get(at + 3).map(|&b| LOWER[usize::from(b)]);
+        for candidate in &self.triple_candidates[range] {
+            let index = candidate.index as usize;
+            if candidate.key == key
+                && (candidate.fourth.is_none() || candidate.fourth == fourth)
+                && self.matches_at(&self.needles[index], text, at)
+            {
                 found.push(index);
             }
         }
@@ -329,6 +371,33 @@ impl LiteralIndex {
             && (!needle.word_end
                 || boundary(end.checked_sub(1).and_then(|i| text.get(i)), text.get(end)))
     }
+}
+
+/// Groups tagged triple candidates (tag 3 << 48 | key << 32 | index) by bucket, a counting
+/// sort: the bucket offsets and the candidates, in literal order within a bucket (so matches
+/// at one position come out in literal order, as before).
+fn bucket_triples(needles: &[Literal], tagged: &[u64]) -> (Box<[u32]>, Vec<TripleCandidate>) {
+    let key_of = |c: u64| (c >> 32) as u16;
+    let mut starts = vec![0u32; TRIPLE_BUCKETS + 1];
+    for &c in tagged {
+        starts[usize::from(key_of(c)) % TRIPLE_BUCKETS + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut next = starts.clone();
+    let mut grouped = vec![TripleCandidate::default(); tagged.len()];
+    for &c in tagged {
+        let slot = &mut next[usize::from(key_of(c)) % TRIPLE_BUCKETS];
+        let index = (c & 0xFFFF_FFFF) as u32;
+        grouped[*slot as usize] = TripleCandidate {
+            key: key_of(c),
+            fourth: needles[index as usize].bytes.get(3).copied(),
+            index,
+        };
+        *slot += 1;
+    }
+    (starts.into_boxed_slice(), grouped)
 }
 
 /// Sorts candidates by their tagged key (bits 32..50) in linear time: a comparison sort of

@@ -698,6 +698,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "MNEMONIC=\"«abandon ability able about above absent absorb abstract absurd abuse access accident»\"",
         "the mnemonic is shown once; write it down",
     ),
+    (
+        "prose-login-pair",
+        "you can log in with admin / «{a8}!{a3}» on the staging box",
+        "log in with GitHub / Google, or see docs/login / src/auth.rs",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.

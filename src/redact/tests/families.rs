@@ -40,6 +40,8 @@ const LEAKS: &[(&str, &[&str])] = &[
             "비밀번호: «{a5}!{a6}»",
             "mật khẩu là «{a6}%{a4}»",
             "Mật khẩu: «{a5}&{a5}»",
+            "you can log in with admin / «{a8}!{a3}» on the staging box",
+            "credentials: deploy / «{a10}#{a2}»",
         ],
     ),
     (
