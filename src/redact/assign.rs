@@ -258,9 +258,12 @@ impl Grammar {
 
         // The quote before an unquoted key opened a string the value may run to the end of;
         // so did a quote still open further back (`-H "Cookie: _app_session=…"`).
-        let opened_by = before
-            .filter(|&b| is_quote(b) && !quoted_key)
-            .or_else(|| (!quoted_key).then(|| open_quote(&line[..start])).flatten());
+        // (Only looked for in a line's first KiBs: a minified line would make it quadratic.)
+        let opened_by = before.filter(|&b| is_quote(b) && !quoted_key).or_else(|| {
+            (!quoted_key && start <= OPEN_QUOTE_REACH)
+                .then(|| open_quote(&line[..start]))
+                .flatten()
+        });
         let after_key = skip_blanks(line, pos);
         let blank_before_operator = after_key > pos;
         pos = after_key;
@@ -685,6 +688,9 @@ fn starts_string(line: &[u8], at: usize) -> bool {
         );
     line.get(at).copied().is_some_and(is_quote)
 }
+
+/// How far into a line a key may start for the quotes before it to be followed.
+const OPEN_QUOTE_REACH: usize = 4096;
 
 /// The quote of the string still open at the end of `text`, if any: quotes pair up left to
 /// right, a backslash escapes the next byte, and the other quote kinds inside a string are
