@@ -569,11 +569,11 @@ fn prose(size: usize) -> String {
 /// About `size` bytes where every line carries a secret of a common kind.
 fn secret_text(size: usize) -> String {
     let block = "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n\
-        token: ghp_0123456789abcdefghijABCDEFGHIJ0123456789\n\
-        OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH\n\
+        token: ghp_R8xWq2LmZ0vKc7YtB3nH9sJd4FgP1aEu6oTiQ2w9\n\
+        OPENAI_API_KEY=sk-proj-qm3Zr8TkWc1Lx7VbNf0Hs5Jd2Gp9Ay4Ue6Io3Ka8Rt1Ye5Wn\n\
         Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\n\
         password = \"hunter2-correct-horse\"\n\
-        slack: xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx\n";
+        slack: xoxb-123456789012-1234567890123-qZ7mW2rX9kT4vB1nL8sD3fH6\n";
     block.repeat(size / block.len() + 1)
 }
 

@@ -553,7 +553,7 @@ fn summaries_for_judges_and_logs_are_short_and_redacted() {
         user("deploy"),
         bash(
             "t1",
-            "API_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345 cargo test",
+            "API_TOKEN=ghp_R8xWq2LmZ0vKc7YtB3nH9sJd4FgP1aEu6oTi cargo test",
         ),
         result("t1", CARGO_OK, false),
         bash("t2", "ls"),
@@ -561,7 +561,7 @@ fn summaries_for_judges_and_logs_are_short_and_redacted() {
     ]);
     let log = evidence.log_summary();
     assert_eq!(log.steps.len(), 1);
-    assert!(!log.steps[0].contains("ghp_0123"), "{:?}", log.steps);
+    assert!(!log.steps[0].contains("ghp_R8xW"), "{:?}", log.steps);
     assert!(log.steps[0].contains("42 passed"), "{:?}", log.steps);
     assert_eq!(log.omitted, 1);
     let summary = evidence.summary_text();
