@@ -8,6 +8,7 @@
 //! (`crate::gate`) occurs in the text. `Detectors::check_patterns` compiles everything, for
 //! `judge`, `doctor` and `config show`.
 
+mod cut;
 mod spec;
 
 use std::borrow::Cow;
@@ -16,14 +17,12 @@ use std::sync::OnceLock;
 
 use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::{Input, Match, MatchKind, PatternSet, meta};
-use regex_syntax::hir::{
-    self, Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir,
-    HirKind, Repetition,
-};
+use regex_syntax::hir::Hir;
 
 use crate::error::{Error, Result};
 use crate::formula::Formula;
 use crate::literals::{Literal, LiteralIndex};
+use cut::cut_to;
 pub use spec::{DetectorSpec, Event, JudgeBy};
 
 include!(concat!(env!("OUT_DIR"), "/builtin_detectors.rs"));
@@ -98,22 +97,90 @@ pub struct Detector {
 
 /// A trigger or cue, compiled on first use for the kind of text it searches: compiling, not
 /// searching, is most of a Layer 1 hit's cost, and the Unicode classes and case folding of a
-/// pattern (`\w{0,40}`, `[^.\n]{0,60}`, `(?i)`) are most of the compiling. On an ASCII text
-/// no character outside ASCII can match, so there the pattern is compiled with every class cut
-/// to its ASCII part and every non-ASCII literal made unmatchable: the same matches, at a
-/// fraction of the cost.
+/// pattern (`\w{0,40}`, `[^.\n]{0,60}`, `(?i)`) are most of the compiling. A class can only
+/// match a character the text holds, so the pattern is compiled with every class cut to the
+/// text's alphabet (ASCII and the text's own non-ASCII characters) and every literal with a
+/// character outside it made unmatchable: on that text (and on any part of it) the same
+/// matches, at a fraction of the cost. On an ASCII text the alphabet is ASCII alone.
 #[derive(Debug, Default)]
 struct LazyRegex {
     /// As written, for any text.
     unicode: OnceLock<std::result::Result<meta::Regex, String>>,
     /// Cut to ASCII, for ASCII texts only.
     ascii: OnceLock<std::result::Result<meta::Regex, String>>,
+    /// Cut to ASCII and a few non-ASCII characters (sorted), for texts within that alphabet.
+    /// Filled in order; a text no slot covers takes the next one with the union of the last
+    /// slot's alphabet and its own, so a process judging many texts compiles a few cuts at most
+    /// before it falls back to `unicode`.
+    cuts: [OnceLock<Cut>; CUT_SLOTS],
+}
+
+/// A pattern compiled, or the regex crate's error.
+type Compiled = std::result::Result<meta::Regex, String>;
+
+/// An alphabet (sorted non-ASCII characters) and the pattern compiled cut to it (None: the
+/// alphabet is too large to be worth a cut).
+type Cut = (Box<[char]>, Option<Compiled>);
+
+/// How many alphabets a pattern is compiled for before texts outside them take the pattern as
+/// written.
+const CUT_SLOTS: usize = 4;
+/// A text (or alphabet union) with more distinct non-ASCII characters than this, or longer than
+/// `CUT_MAX_BYTES`, takes the pattern as written: past that the cut saves little and checking
+/// the alphabet on every search would cost more than compiling once.
+const CUT_MAX_CHARS: usize = 512;
+const CUT_MAX_BYTES: usize = 16 << 10;
+
+/// The text's alphabet for cutting patterns: its distinct non-ASCII characters, sorted (empty
+/// for an ASCII text), or None when it is too large or the text too long to be worth a cut.
+fn alphabet(text: &str) -> Option<Vec<char>> {
+    if text.is_ascii() {
+        return Some(Vec::new());
+    }
+    if text.len() > CUT_MAX_BYTES {
+        return None;
+    }
+    let mut chars: Vec<char> = Vec::new();
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        if let Err(at) = chars.binary_search(&c) {
+            if chars.len() == CUT_MAX_CHARS {
+                return None;
+            }
+            chars.insert(at, c);
+        }
+    }
+    Some(chars)
+}
+
+/// Whether every character of the sorted `inner` is in the sorted `outer`.
+fn is_subset(inner: &[char], outer: &[char]) -> bool {
+    let mut rest = outer;
+    inner.iter().all(|c| match rest.binary_search(c) {
+        Ok(at) => {
+            rest = &rest[at + 1..];
+            true
+        }
+        Err(_) => false,
+    })
+}
+
+/// The sorted union of two sorted alphabets.
+fn union(a: &[char], b: &[char]) -> Vec<char> {
+    let mut all = [a, b].concat();
+    all.sort_unstable();
+    all.dedup();
+    all
 }
 
 impl LazyRegex {
-    /// `pattern` compiled for searching `text` (errors are the regex crate's messages).
+    /// `pattern` compiled for searching `text` or parts of it (errors are the regex crate's
+    /// messages).
     fn for_text(&self, pattern: &str, text: &str) -> std::result::Result<&meta::Regex, String> {
-        self.compiled(pattern, text.is_ascii())
+        match alphabet(text) {
+            Some(chars) if chars.is_empty() => self.compiled(pattern, true),
+            Some(chars) => self.cut_for(pattern, &chars),
+            None => self.compiled(pattern, false),
+        }
     }
 
     /// `pattern` compiled for any text, or (`ascii_text`) for ASCII texts only.
@@ -128,45 +195,46 @@ impl LazyRegex {
             &self.unicode
         };
         cell.get_or_init(|| {
-            let hir = regex_syntax::ParserBuilder::new()
-                .utf8(true)
-                .build()
-                .parse(pattern)
-                .map_err(|err| err.to_string())?;
-            let hir = if ascii_text { ascii_only(hir) } else { hir };
+            let hir = parse(pattern)?;
+            let hir = if ascii_text { cut_to(hir, &[]) } else { hir };
             compile_for_search(&hir, pattern)
         })
         .as_ref()
         .map_err(Clone::clone)
     }
+
+    /// `pattern` compiled for texts whose non-ASCII characters are all in `chars` (sorted).
+    fn cut_for(&self, pattern: &str, chars: &[char]) -> std::result::Result<&meta::Regex, String> {
+        let mut covered: &[char] = &[];
+        for slot in &self.cuts {
+            let (alphabet, regex) = slot.get_or_init(|| {
+                let alphabet = union(covered, chars);
+                let regex = (alphabet.len() <= CUT_MAX_CHARS).then(|| {
+                    parse(pattern)
+                        .and_then(|hir| compile_for_search(&cut_to(hir, &alphabet), pattern))
+                });
+                (alphabet.into_boxed_slice(), regex)
+            });
+            match regex {
+                // Every later slot would be larger still.
+                None => break,
+                Some(regex) if is_subset(chars, alphabet) => {
+                    return regex.as_ref().map_err(Clone::clone);
+                }
+                Some(_) => covered = alphabet,
+            }
+        }
+        self.compiled(pattern, false)
+    }
 }
 
-/// `hir` restricted to ASCII haystacks: what it matches in a text without non-ASCII characters.
-fn ascii_only(hir: Hir) -> Hir {
-    match hir.into_kind() {
-        HirKind::Literal(hir::Literal(bytes)) if bytes.is_ascii() => Hir::literal(bytes),
-        HirKind::Literal(_) => Hir::fail(),
-        HirKind::Class(Class::Unicode(mut class)) => {
-            class.intersect(&ClassUnicode::new([ClassUnicodeRange::new('\0', '\x7f')]));
-            Hir::class(Class::Unicode(class))
-        }
-        HirKind::Class(Class::Bytes(mut class)) => {
-            class.intersect(&ClassBytes::new([ClassBytesRange::new(0, 0x7f)]));
-            Hir::class(Class::Bytes(class))
-        }
-        HirKind::Repetition(repetition) => Hir::repetition(Repetition {
-            sub: Box::new(ascii_only(*repetition.sub)),
-            ..repetition
-        }),
-        HirKind::Capture(capture) => Hir::capture(Capture {
-            sub: Box::new(ascii_only(*capture.sub)),
-            ..capture
-        }),
-        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(ascii_only).collect()),
-        HirKind::Alternation(subs) => Hir::alternation(subs.into_iter().map(ascii_only).collect()),
-        HirKind::Empty => Hir::empty(),
-        HirKind::Look(look) => Hir::look(look),
-    }
+/// `pattern` parsed as the `regex` crate parses it.
+fn parse(pattern: &str) -> std::result::Result<Hir, String> {
+    regex_syntax::ParserBuilder::new()
+        .utf8(true)
+        .build()
+        .parse(pattern)
+        .map_err(|err| err.to_string())
 }
 
 /// Compiles one trigger or cue for the leftmost searches of a hook's one text: `regex::Regex`'s
@@ -227,12 +295,16 @@ pub struct Trigger {
 }
 
 impl Trigger {
-    /// Checks that the pattern compiles (for any text); it is compiled again, cut to ASCII, for
-    /// ASCII texts.
-    fn new(pattern: &str) -> std::result::Result<Trigger, String> {
+    /// With `check`, first checks that the pattern compiles for any text (a search does not
+    /// report errors: it would miss silently); each text then compiles it cut to its alphabet.
+    /// The built-in patterns need no check (the unit tests compile every one of them): for them
+    /// that compile was an eighth of an ASCII hit's cost.
+    fn new(pattern: &str, check: bool) -> std::result::Result<Trigger, String> {
         let (word_start, word_end) = crate::gate::word_edges(pattern)?;
         let regex = LazyRegex::default();
-        regex.compiled(pattern, false)?;
+        if check {
+            regex.compiled(pattern, false)?;
+        }
         Ok(Trigger {
             pattern: pattern.to_string(),
             regex,
@@ -249,7 +321,8 @@ impl Trigger {
     pub fn find_at(&self, text: &str, start: usize) -> Option<Match> {
         let mut at = start;
         while at <= text.len() {
-            // `new` compiled the pattern for any text; cut to ASCII it only gets smaller.
+            // `new` compiled the pattern for any text (or it is a built-in one); cut to the
+            // text's alphabet it only gets smaller.
             let found = self
                 .regex
                 .for_text(&self.pattern, text)
@@ -384,15 +457,17 @@ impl CueSet {
         text: Option<&str>,
     ) -> std::result::Result<&meta::Regex, String> {
         let (role, pattern) = &self.patterns[index];
-        let ascii_text = text.is_some_and(str::is_ascii);
-        self.regexes[index]
-            .compiled(pattern, ascii_text)
-            .map_err(|err| {
-                format!(
-                    "detector `{detector}`: invalid {} pattern `{pattern}`: {err}",
-                    role_kind(*role)
-                )
-            })
+        let regex = &self.regexes[index];
+        match text {
+            Some(text) => regex.for_text(pattern, text),
+            None => regex.compiled(pattern, false),
+        }
+        .map_err(|err| {
+            format!(
+                "detector `{detector}`: invalid {} pattern `{pattern}`: {err}",
+                role_kind(*role)
+            )
+        })
     }
 
     /// The leftmost match of every cue with a role `wanted` accepts, compiling only the cues
@@ -551,7 +626,7 @@ impl Detector {
         self.trigger_regexes[index]
             .get_or_init(|| {
                 let pattern = &self.triggers[index];
-                Trigger::new(pattern).map_err(|err| {
+                Trigger::new(pattern, self.user_patterns).map_err(|err| {
                     format!(
                         "detector `{}`: invalid trigger pattern `{pattern}`: {err}",
                         self.name
@@ -857,7 +932,7 @@ impl<'d> TriggerSet<'d> {
                             .utf8(true)
                             .build()
                             .parse(pattern)
-                            .map(ascii_only)
+                            .map(|hir| cut_to(hir, &[]))
                             .map_err(|err| format!("invalid trigger pattern `{pattern}`: {err}"))
                     })
                     .collect::<std::result::Result<Vec<Hir>, String>>()?;
@@ -1127,25 +1202,27 @@ enabled = false
         texts
     }
 
-    /// A pattern cut to ASCII finds, on an ASCII text, exactly the match `regex::Regex` finds
-    /// with the pattern as written: every built-in trigger, skip and rule cue on every ASCII
-    /// text of the corpus (and on texts made to hit the cues' classes and case folding).
+    /// A pattern cut to a text's alphabet finds, on that text, exactly the match
+    /// `regex::Regex` finds with the pattern as written: every built-in trigger, skip and rule
+    /// cue on every text of the corpus (and on texts made to hit the cues' classes and case
+    /// folding), through the alphabet slots shared by all the texts in turn (unions of
+    /// alphabets, then the pattern as written) and, for an eighth of the non-ASCII texts, cut
+    /// for the one text alone.
     #[test]
-    fn ascii_cut_patterns_match_as_written_on_ascii_texts() {
+    fn cut_patterns_match_as_written_on_each_text() {
         let detectors = Detectors::load(&[]).unwrap();
-        let mut texts: Vec<String> = corpus_texts()
-            .into_iter()
-            .filter(|t| t.is_ascii())
-            .collect();
+        let mut texts: Vec<String> = corpus_texts();
         texts.extend(
             [
                 "COMMIT\tnow.\nTESTS: 3 passed_ok",
                 "kelvin SHALL push\r\n",
                 "x\u{7f}y",
+                "Ǆ ǅ ǆ ß ẞ ſ \u{212A} K k — tests passés, корректно ИСПРАВЛЕНО",
             ]
             .map(String::from),
         );
         let mut checked = 0;
+        let mut cut_alone = 0;
         for detector in &detectors.list {
             let patterns = detector.triggers.iter().chain(&detector.skips).chain(
                 [
@@ -1159,20 +1236,63 @@ enabled = false
             );
             for pattern in patterns {
                 let written = regex::Regex::new(pattern).unwrap();
-                let cut = LazyRegex::default();
-                for text in &texts {
+                let shared = LazyRegex::default();
+                for (nth, text) in texts.iter().enumerate() {
                     let expected = written.find(text).map(|m| m.range());
-                    let found = cut.for_text(pattern, text).unwrap().find(text.as_str());
+                    let found = shared.for_text(pattern, text).unwrap().find(text.as_str());
                     assert_eq!(
                         found.map(|m| m.range()),
                         expected,
-                        "`{pattern}` on {text:?}"
+                        "`{pattern}` on {text:?} (shared)"
                     );
                     checked += 1;
+                    // Every eighth text cut alone: a cut per text and pattern is slow to test.
+                    if !text.is_ascii() && nth % 8 == 0 {
+                        let alone = LazyRegex::default();
+                        let found = alone.for_text(pattern, text).unwrap().find(text.as_str());
+                        assert_eq!(
+                            found.map(|m| m.range()),
+                            expected,
+                            "`{pattern}` on {text:?} (cut for the text alone)"
+                        );
+                        assert!(alone.unicode.get().is_none(), "`{pattern}` was not cut");
+                        cut_alone += 1;
+                    }
                 }
             }
         }
         assert!(checked > 10_000, "only {checked} searches were compared");
+        assert!(cut_alone > 5_000, "only {cut_alone} cuts were compared");
+    }
+
+    #[test]
+    fn alphabets_fill_slots_then_fall_back_to_the_pattern_as_written() {
+        let cut = LazyRegex::default();
+        let pattern = r"(?i)\w+ é";
+        for text in ["à é", "ü é", "à ü é", "ï é", "ö é"] {
+            cut.for_text(pattern, text).unwrap();
+        }
+        let alphabets: Vec<String> = cut
+            .cuts
+            .iter()
+            .map(|slot| slot.get().unwrap().0.iter().collect())
+            .collect();
+        // "à ü é" is covered by the union of the first two; "ö é" finds every slot taken.
+        assert_eq!(alphabets, ["àé", "àéü", "àéïü", "àéïöü"]);
+        assert!(cut.unicode.get().is_none());
+        let found = cut.for_text(pattern, "ø é").unwrap().find("ø é");
+        assert_eq!(found.map(|m| m.range()), Some(0..5));
+        assert!(
+            cut.unicode.get().is_some(),
+            "a fifth alphabet takes the pattern as written"
+        );
+        // 513 distinct ideographs, one more than a cut takes.
+        let huge: String = ('\u{4E00}'..='\u{5000}').collect();
+        assert!(
+            alphabet(&huge).is_none(),
+            "too many characters to be worth a cut"
+        );
+        assert_eq!(alphabet("plain").as_deref(), Some(&[][..]));
     }
 
     /// The gated trigger set answers exactly what a `regex::RegexSet` of every trigger answers

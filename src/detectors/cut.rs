@@ -1,0 +1,53 @@
+//! Patterns cut to a text's alphabet: what a pattern matches in a text made only of ASCII and
+//! a few given characters (`super::LazyRegex` compiles a pattern cut for the text it searches).
+
+use regex_syntax::hir::{
+    self, Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir,
+    HirKind, Repetition,
+};
+
+/// `hir` restricted to haystacks whose characters are ASCII or in `chars` (sorted): what it
+/// matches in such a text.
+pub fn cut_to(hir: Hir, chars: &[char]) -> Hir {
+    match hir.into_kind() {
+        HirKind::Literal(hir::Literal(bytes)) => {
+            let within = match std::str::from_utf8(&bytes) {
+                Ok(text) => text
+                    .chars()
+                    .all(|c| c.is_ascii() || chars.binary_search(&c).is_ok()),
+                // Not UTF-8 (a byte literal): left as it is, which is always sound.
+                Err(_) => true,
+            };
+            if within {
+                Hir::literal(bytes)
+            } else {
+                Hir::fail()
+            }
+        }
+        HirKind::Class(Class::Unicode(mut class)) => {
+            let mut ranges = vec![ClassUnicodeRange::new('\0', '\x7f')];
+            ranges.extend(chars.iter().map(|&c| ClassUnicodeRange::new(c, c)));
+            class.intersect(&ClassUnicode::new(ranges));
+            Hir::class(Class::Unicode(class))
+        }
+        HirKind::Class(Class::Bytes(mut class)) => {
+            // A UTF-8 pattern's byte classes hold only ASCII bytes anyway.
+            class.intersect(&ClassBytes::new([ClassBytesRange::new(0, 0x7f)]));
+            Hir::class(Class::Bytes(class))
+        }
+        HirKind::Repetition(repetition) => Hir::repetition(Repetition {
+            sub: Box::new(cut_to(*repetition.sub, chars)),
+            ..repetition
+        }),
+        HirKind::Capture(capture) => Hir::capture(Capture {
+            sub: Box::new(cut_to(*capture.sub, chars)),
+            ..capture
+        }),
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(|h| cut_to(h, chars)).collect()),
+        HirKind::Alternation(subs) => {
+            Hir::alternation(subs.into_iter().map(|h| cut_to(h, chars)).collect())
+        }
+        HirKind::Empty => Hir::empty(),
+        HirKind::Look(look) => Hir::look(look),
+    }
+}
