@@ -24,11 +24,26 @@ pub fn cut_to(hir: Hir, chars: &[char]) -> Hir {
                 Hir::fail()
             }
         }
-        HirKind::Class(Class::Unicode(mut class)) => {
-            let mut ranges = vec![ClassUnicodeRange::new('\0', '\x7f')];
-            ranges.extend(chars.iter().map(|&c| ClassUnicodeRange::new(c, c)));
-            class.intersect(&ClassUnicode::new(ranges));
-            Hir::class(Class::Unicode(class))
+        HirKind::Class(Class::Unicode(class)) => {
+            // The ASCII part as it is; of the rest, every range that holds one of `chars`,
+            // whole: it agrees with the class on the alphabet, and a whole range (a script's
+            // block) compiles to a few UTF-8 sequences where its scattered characters would
+            // make one each.
+            let mut ranges = Vec::new();
+            for range in class.ranges() {
+                if range.start() <= '\x7f' {
+                    ranges.push(ClassUnicodeRange::new(
+                        range.start(),
+                        range.end().min('\x7f'),
+                    ));
+                }
+                let start = range.start().max('\u{80}');
+                let first = chars.partition_point(|&c| c < start);
+                if start <= range.end() && chars.get(first).is_some_and(|&c| c <= range.end()) {
+                    ranges.push(ClassUnicodeRange::new(start, range.end()));
+                }
+            }
+            Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
         }
         HirKind::Class(Class::Bytes(mut class)) => {
             // A UTF-8 pattern's byte classes hold only ASCII bytes anyway.
