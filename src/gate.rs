@@ -45,8 +45,85 @@ pub fn needles(pattern: &str) -> Result<Option<Vec<Vec<Needle>>>, String> {
     let facts = analyze(&hir);
     let mut clauses = facts.required;
     clauses.extend(facts.exact);
-    let clauses = strongest(clauses);
+    // Case variants of one word (`[дД][еЕ]…` under `(?i)`: up to 2^n strings) fold into one
+    // literal; the text is folded the same way before the search (`fold_non_ascii`).
+    let folded = clauses
+        .into_iter()
+        .map(|clause| clause.into_iter().map(fold_needle).collect())
+        .collect();
+    let clauses = strongest(folded);
     Ok((!clauses.is_empty()).then_some(clauses))
+}
+
+/// The representative of a non-ASCII character's case class (its simple case folding orbit,
+/// what `(?i)` matches for it): the smallest member, when it is another character. ASCII is
+/// left to the literal index (it ignores ASCII case itself), and so is a class with an ASCII
+/// member (`K` KELVIN SIGN, `ſ` LONG S): mapping them to ASCII would change what the index counts
+/// as a word byte next to a literal.
+fn fold_char(c: char) -> Option<char> {
+    if c.is_ascii() || !has_case(c) {
+        return None;
+    }
+    use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
+    let mut class = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
+    class.case_fold_simple();
+    let mut members = class.iter().flat_map(|range| range.start()..=range.end());
+    let smallest = members.next()?;
+    (!smallest.is_ascii() && smallest != c).then_some(smallest)
+}
+
+/// Whether `c` has other case forms at all (CJK, Thai and most symbols do not).
+fn has_case(c: char) -> bool {
+    c.is_lowercase() || c.is_uppercase() || c.to_lowercase().ne([c]) || c.to_uppercase().ne([c])
+}
+
+/// `text` with its non-ASCII characters folded by [`fold_char`], one at a time, the mapping
+/// gate literals went through: a folded text contains a folded literal wherever the text held
+/// the literal in any case `(?i)` allows, and no byte changes between ASCII and not. `None`
+/// when nothing changes (ASCII, CJK, text already in its folded form).
+pub fn fold_non_ascii(text: &str) -> Option<String> {
+    if text.is_ascii() {
+        return None;
+    }
+    let first = text
+        .char_indices()
+        .find(|&(_, c)| fold_char(c).is_some())?
+        .0;
+    let mut folded = String::with_capacity(text.len());
+    folded.push_str(&text[..first]);
+    // Texts repeat their letters: each distinct one is folded once.
+    let mut seen: Vec<(char, char)> = Vec::new();
+    for c in text[first..].chars() {
+        if c.is_ascii() {
+            folded.push(c);
+            continue;
+        }
+        let to = match seen.iter().find(|(from, _)| *from == c) {
+            Some(&(_, to)) => to,
+            None => {
+                let to = fold_char(c).unwrap_or(c);
+                seen.push((c, to));
+                to
+            }
+        };
+        folded.push(to);
+    }
+    Some(folded)
+}
+
+/// A needle folded like the text it is searched in. Needles of Unicode-mode patterns are
+/// whole characters; bytes that are not UTF-8 are kept.
+fn fold_needle(needle: Needle) -> Needle {
+    let folded = std::str::from_utf8(&needle.bytes)
+        .ok()
+        .and_then(fold_non_ascii);
+    match folded {
+        Some(text) => Needle {
+            bytes: text.into_bytes(),
+            ..needle
+        },
+        None => needle,
+    }
 }
 
 /// Whether every match of `pattern` begins, and whether it ends, at an ASCII word boundary
@@ -397,4 +474,35 @@ fn score(set: &[Needle]) -> Option<(usize, std::cmp::Reverse<usize>)> {
         return None;
     }
     Some((weakest, std::cmp::Reverse(set.len())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_variants_of_a_word_fold_into_one_literal() {
+        let clauses = needles("(?i)деплой").unwrap().unwrap();
+        let literals: Vec<&[u8]> = clauses[0].iter().map(|n| &n.bytes[..]).collect();
+        assert_eq!(literals, [fold_non_ascii("деплой").unwrap().as_bytes()]);
+        let accented = needles("(?i)corrigé").unwrap().unwrap();
+        assert_eq!(accented[0].len(), 1, "{accented:?}");
+    }
+
+    #[test]
+    fn a_text_folds_like_the_literals_and_only_when_it_changes() {
+        let deploy = fold_non_ascii("деплой на прод").unwrap();
+        assert_eq!(fold_non_ascii("ДЕПЛОЙ на ПРОД").unwrap(), deploy);
+        assert_eq!(
+            fold_non_ascii("Corrigé: ÉTAT").unwrap(),
+            fold_non_ascii("Corrigé: éTAT").unwrap()
+        );
+        // ASCII is left to the index (it ignores ASCII case); CJK has no case.
+        assert_eq!(fold_non_ascii("DEPLOY"), None);
+        assert_eq!(fold_non_ascii("已修复，部署完成"), None);
+        // A case class with an ASCII member (KELVIN SIGN, k, K) is left as it is.
+        assert_eq!(fold_non_ascii("\u{212A}elvin"), None);
+        // Byte lengths may change (ẞ is 3 bytes, ß 2): the fold is a new string.
+        assert_eq!(fold_non_ascii("GROẞ").as_deref(), Some("GROß"));
+    }
 }

@@ -416,6 +416,8 @@ impl GateIndex {
     /// Which patterns may match `text`: those whose gate clauses all occur (or without gate).
     fn candidates(&self, text: &str) -> Vec<bool> {
         let mut seen = vec![0u8; self.clauses.len()];
+        let folded = crate::gate::fold_non_ascii(text);
+        let text = folded.as_deref().unwrap_or(text);
         for (needle, _) in self.index.find_iter(text.as_bytes()) {
             let (pattern, bit) = self.gated[needle];
             seen[pattern] |= bit;
@@ -997,6 +999,9 @@ impl<'d> TriggerSet<'d> {
             candidates
         } else {
             let mut seen = vec![0u8; self.owners.len()];
+            // Gate literals are case-folded (`gate::fold_non_ascii`); so is the text searched.
+            let folded = crate::gate::fold_non_ascii(text);
+            let text = folded.as_deref().unwrap_or(text);
             for (needle, _) in self.index.find_iter(text.as_bytes()) {
                 let (flat, bit) = self.gated[needle];
                 seen[flat] |= bit;
@@ -1424,8 +1429,11 @@ enabled = false
                 for text in &texts {
                     if regex.is_match(text) {
                         checked += 1;
+                        // Searched as Layer 1 searches: case-folded.
+                        let folded = crate::gate::fold_non_ascii(text);
+                        let haystack = folded.as_deref().unwrap_or(text);
                         assert!(
-                            clauses.iter().all(|c| c.any_match(text.as_bytes())),
+                            clauses.iter().all(|c| c.any_match(haystack.as_bytes())),
                             "{pattern} matches {text:?} but its gate does not"
                         );
                     }

@@ -9,7 +9,8 @@ use regex::Regex;
 
 const GATES: &str = include_str!(concat!(env!("OUT_DIR"), "/evidence-gates.json"));
 
-/// Clauses of ASCII-lowercased literals: every match contains one literal of each clause.
+/// Clauses of lowercased literals (ASCII, and non-ASCII by `gate::fold_non_ascii`): every
+/// match contains one literal of each clause.
 type Gate = Vec<Vec<Vec<u8>>>;
 
 fn gates() -> &'static HashMap<String, Option<Gate>> {
@@ -57,7 +58,7 @@ impl Gated {
     }
 }
 
-/// A text with its ASCII-lowercased bytes, for the gates.
+/// A text with its lowercased bytes (as the gates are), for the gates.
 pub struct Lowered<'t> {
     pub text: &'t str,
     lower: Vec<u8>,
@@ -67,7 +68,11 @@ impl<'t> Lowered<'t> {
     pub fn new(text: &'t str) -> Lowered<'t> {
         Lowered {
             text,
-            lower: text.as_bytes().to_ascii_lowercase(),
+            // The gate literals are folded the same way (`gate::fold_non_ascii`).
+            lower: crate::gate::fold_non_ascii(text).map_or_else(
+                || text.as_bytes().to_ascii_lowercase(),
+                |folded| folded.into_bytes().to_ascii_lowercase(),
+            ),
         }
     }
 
