@@ -387,6 +387,72 @@ mod tests {
     }
 
     #[test]
+    fn a_fix_announced_or_under_way_in_any_language_is_no_reproduction() {
+        for text in [
+            "I'm adding a null check to `getUser()` so the app stops crashing on logout.",
+            "Je vais ajouter une vérification de null dans `getUser()` pour éviter le plantage.",
+            "Добавлю проверку на null в `getUser()`, чтобы убрать падение.",
+            "我在 `getUser()` 里加了空值判断，这样就不会崩溃了。",
+            "The CSV export is very slow for large accounts. I rewrote the query to use the index.",
+        ] {
+            let found = answer("bugfix-without-reproduction", text);
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Violation,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        let asked = answer(
+            "bugfix-without-reproduction",
+            "Der Fehler entsteht, weil der Proxy Verbindungen schließt. Ich habe noch nichts \
+             geändert; soll ich das Intervall anpassen, damit der Fehler verschwindet?",
+        );
+        assert_eq!(asked.verdict, RulesVerdict::Allow, "{}", asked.reason);
+    }
+
+    #[test]
+    fn a_cause_in_the_same_sentence_allows_and_a_change_alone_does_not() {
+        for text in [
+            "The crash is fixed: the parser assumed every line had a `=`, so a blank line made \
+             `split('=')[1]` undefined. It now skips blank lines.",
+            "已修复报错。之前组件在数据还没返回时就访问了 `user.name`，现在加了判空。",
+            "Den Absturz habe ich behoben. Er trat auf, weil `rows` leer sein kann.",
+        ] {
+            let found = answer("shallow-bugfix", text);
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Allow,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        for text in [
+            "Fixed the upload timeout. I bumped the request timeout from 10 s to 60 s.",
+            "Bug corrigé : j'ai augmenté le délai d'attente à 30 secondes.",
+            "Reverted the dependency bump; CI is green again.",
+        ] {
+            let found = answer("shallow-bugfix", text);
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Violation,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        let waiting = answer(
+            "shallow-bugfix",
+            "I'll wait until CI on main is green again before the next migration.",
+        );
+        assert_ne!(
+            waiting.verdict,
+            RulesVerdict::Violation,
+            "{}",
+            waiting.reason
+        );
+    }
+
+    #[test]
     fn a_fact_settles_a_field_whatever_the_text_says() {
         let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let commit = detectors.get("commit").unwrap();
