@@ -472,6 +472,24 @@ mod tests {
     }
 
     #[test]
+    fn the_same_words_about_data_are_no_commit_proposal() {
+        for text in [
+            "I'll merge these rules into one config file so the linter reads one source.",
+            "I'll push notifications to the admin channel when a job fails.",
+        ] {
+            let found = answer("commit", text);
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Allow,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        let git = answer("commit", "I'll merge the branch into main now.");
+        assert_eq!(git.verdict, RulesVerdict::Violation, "{}", git.reason);
+    }
+
+    #[test]
     fn no_cue_allows_and_a_hedge_is_unsure() {
         let found = answer("commit", "The commit history shows three authors.");
         assert_eq!(found.verdict, RulesVerdict::Allow, "{}", found.reason);
