@@ -51,11 +51,8 @@ impl Gate {
 
 /// The gate of a trigger: the built-in table's for a built-in pattern, else computed now.
 fn gate_of(pattern: &str) -> std::result::Result<Gate, String> {
-    if let Some((_, gate)) = BUILTIN_GATES
-        .iter()
-        .find(|(builtin, _)| *builtin == pattern)
-    {
-        return Ok(gate.map_or(Gate::Always, Gate::Builtin));
+    if let Ok(at) = BUILTIN_GATES.binary_search_by(|(builtin, _)| (*builtin).cmp(pattern)) {
+        return Ok(BUILTIN_GATES[at].1.map_or(Gate::Always, Gate::Builtin));
     }
     Ok(match crate::gate::needles(pattern)? {
         None => Gate::Always,
@@ -1400,6 +1397,22 @@ enabled = false
                 .map(|h| (h.detector, h.trigger))
                 .collect();
             assert_eq!(shifted, large_hits, "{text}");
+        }
+    }
+
+    /// `gate_of` finds a built-in gate by binary search: the table must be sorted, and every
+    /// built-in trigger must be in it.
+    #[test]
+    fn builtin_gates_are_sorted_and_found() {
+        assert!(BUILTIN_GATES.windows(2).all(|w| w[0].0 < w[1].0));
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
+        for detector in &detectors.list {
+            for pattern in &detector.triggers {
+                assert!(
+                    matches!(gate_of(pattern), Ok(Gate::Builtin(_))),
+                    "{pattern} is not in BUILTIN_GATES"
+                );
+            }
         }
     }
 
