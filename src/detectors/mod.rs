@@ -50,9 +50,23 @@ impl Gate {
 }
 
 /// The gate of a trigger: the built-in table's for a built-in pattern, else computed now.
+/// A built-in pattern's build-time facts.
+type BuiltinFacts = (
+    &'static str,
+    Option<&'static [&'static [Literal]]>,
+    (bool, bool),
+);
+
+fn builtin(pattern: &str) -> Option<&'static BuiltinFacts> {
+    BUILTIN_GATES
+        .binary_search_by(|(builtin, _, _)| (*builtin).cmp(pattern))
+        .ok()
+        .map(|at| &BUILTIN_GATES[at])
+}
+
 fn gate_of(pattern: &str) -> std::result::Result<Gate, String> {
-    if let Ok(at) = BUILTIN_GATES.binary_search_by(|(builtin, _)| (*builtin).cmp(pattern)) {
-        return Ok(BUILTIN_GATES[at].1.map_or(Gate::Always, Gate::Builtin));
+    if let Some((_, gate, _)) = builtin(pattern) {
+        return Ok(gate.map_or(Gate::Always, Gate::Builtin));
     }
     Ok(match crate::gate::needles(pattern)? {
         None => Gate::Always,
@@ -297,7 +311,12 @@ impl Trigger {
     /// The built-in patterns need no check (the unit tests compile every one of them): for them
     /// that compile was an eighth of an ASCII hit's cost.
     fn new(pattern: &str, check: bool) -> std::result::Result<Trigger, String> {
-        let (word_start, word_end) = crate::gate::word_edges(pattern)?;
+        // A built-in pattern's edges come from the build: parsing it again costs as much as
+        // compiling it.
+        let (word_start, word_end) = match builtin(pattern) {
+            Some(&(_, _, edges)) => edges,
+            None => crate::gate::word_edges(pattern)?,
+        };
         let regex = LazyRegex::default();
         if check {
             regex.compiled(pattern, false)?;
@@ -1400,8 +1419,8 @@ enabled = false
         }
     }
 
-    /// `gate_of` finds a built-in gate by binary search: the table must be sorted, and every
-    /// built-in trigger must be in it.
+    /// `gate_of` finds a built-in gate by binary search: the table must be sorted, every
+    /// built-in trigger must be in it, with the word edges its pattern has.
     #[test]
     fn builtin_gates_are_sorted_and_found() {
         assert!(BUILTIN_GATES.windows(2).all(|w| w[0].0 < w[1].0));
@@ -1411,6 +1430,11 @@ enabled = false
                 assert!(
                     matches!(gate_of(pattern), Ok(Gate::Builtin(_))),
                     "{pattern} is not in BUILTIN_GATES"
+                );
+                assert_eq!(
+                    builtin(pattern).map(|facts| facts.2),
+                    crate::gate::word_edges(pattern).ok(),
+                    "stale word edges for {pattern}"
                 );
             }
         }
