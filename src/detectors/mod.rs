@@ -50,7 +50,8 @@ impl Gate {
 }
 
 /// The gate of a trigger: the built-in table's for a built-in pattern, else computed now.
-/// A built-in pattern's build-time facts.
+/// A built-in pattern's build-time facts: the pattern, its literal gate (none: always run),
+/// whether every match starts and ends at a required word boundary.
 type BuiltinFacts = (
     &'static str,
     Option<&'static [&'static [Literal]]>,
