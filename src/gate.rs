@@ -367,7 +367,13 @@ fn concat(parts: &[Hir]) -> Facts {
             None => {
                 whole_is_exact = false;
                 if let Some(current) = run.take() {
-                    candidates.push(current);
+                    // The run goes on into what every match of the part starts with: `\b` then
+                    // `(crash|hang)\w*` gives `crash`, `hang` with their word boundary, which
+                    // "change" does not satisfy.
+                    match prefix(part).and_then(|starts| cross(&current, &starts)) {
+                        Some(longer) => candidates.push(longer),
+                        None => candidates.push(current),
+                    }
                 }
                 candidates.extend(facts.required);
             }
