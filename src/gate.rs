@@ -252,7 +252,7 @@ fn strongest(clauses: Vec<Vec<Needle>>) -> Vec<Vec<Needle>> {
         .map(|mut set| {
             set.sort();
             set.dedup();
-            set
+            without_implied(set)
         })
         .collect();
     clauses.sort_by_key(|set| std::cmp::Reverse(score(set)));
@@ -263,6 +263,33 @@ fn strongest(clauses: Vec<Vec<Needle>>) -> Vec<Vec<Needle>> {
         }
     }
     kept
+}
+
+/// The clause without the literals another one of it implies: wherever `added` occurs, `add`
+/// does, so a clause holding both is satisfied exactly when one without `added` is. (A
+/// literal implies a longer one only where its word boundaries, if it needs any, are those of
+/// the longer one's edges.) Fewer literals make the index cheaper to build.
+fn without_implied(clause: Vec<Needle>) -> Vec<Needle> {
+    let implies = |short: &Needle, long: &Needle| {
+        if short.bytes.len() >= long.bytes.len() {
+            return false;
+        }
+        let last = long.bytes.len() - short.bytes.len();
+        (0..=last).any(|at| {
+            long.bytes[at..].starts_with(&short.bytes)
+                && (!short.word_start || (at == 0 && long.word_start))
+                && (!short.word_end || (at == last && long.word_end))
+        })
+    };
+    let kept: Vec<bool> = clause
+        .iter()
+        .map(|long| !clause.iter().any(|short| implies(short, long)))
+        .collect();
+    clause
+        .into_iter()
+        .zip(kept)
+        .filter_map(|(needle, keep)| keep.then_some(needle))
+        .collect()
 }
 
 fn empty(word_boundary: bool) -> Needle {
@@ -485,6 +512,30 @@ fn score(set: &[Needle]) -> Option<(usize, std::cmp::Reverse<usize>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_literal_implied_by_a_shorter_one_is_left_out() {
+        let clauses = needles(r"(?-u:\b)(add|added|adding|padd)(?-u:\b)")
+            .unwrap()
+            .unwrap();
+        let literals: Vec<(&[u8], bool, bool)> = clauses[0]
+            .iter()
+            .map(|n| (&n.bytes[..], n.word_start, n.word_end))
+            .collect();
+        // `added` needs the boundary after `add` that it does not have: kept.
+        assert_eq!(
+            literals,
+            [
+                (&b"add"[..], true, true),
+                (&b"added"[..], true, true),
+                (&b"adding"[..], true, true),
+                (&b"padd"[..], true, true)
+            ]
+        );
+        let unbounded = needles("(add|added|adding|padd)").unwrap().unwrap();
+        let literals: Vec<&[u8]> = unbounded[0].iter().map(|n| &n.bytes[..]).collect();
+        assert_eq!(literals, [&b"add"[..]]);
+    }
 
     #[test]
     fn case_variants_of_a_word_fold_into_one_literal() {
