@@ -403,7 +403,7 @@ impl std::fmt::Debug for CueSet {
 struct GateIndex {
     index: LiteralIndex,
     /// For each literal: the pattern and the bit of its clause.
-    gated: Vec<(usize, u8)>,
+    gated: Vec<(u32, u8)>,
     /// For each pattern: the bits of all its clauses (0: no gate).
     clauses: Vec<u8>,
 }
@@ -419,7 +419,7 @@ impl GateIndex {
                 let bit = 1u8 << c;
                 all |= bit;
                 needles.extend(clause.iter().cloned());
-                gated.extend(clause.iter().map(|_| (pattern, bit)));
+                gated.extend(clause.iter().map(|_| (pattern as u32, bit)));
             }
             clauses.push(all);
         }
@@ -437,6 +437,7 @@ impl GateIndex {
         let text = folded.as_deref().unwrap_or(text);
         for (needle, _) in self.index.find_iter(text.as_bytes()) {
             let (pattern, bit) = self.gated[needle];
+            let pattern = pattern as usize;
             seen[pattern] |= bit;
         }
         seen.iter()
@@ -867,8 +868,9 @@ pub struct TriggerSet<'d> {
     full: OnceLock<std::result::Result<meta::Regex, String>>,
     index: LiteralIndex,
     /// For each literal of `index`: the trigger (an index into `owners`) and the bit of the
-    /// gate clause it belongs to.
-    gated: Vec<(usize, u8)>,
+    /// gate clause it belongs to. A `u32` index: tens of thousands of entries are built at
+    /// every Stop, and each page of them is a page fault.
+    gated: Vec<(u32, u8)>,
     /// For each trigger: the bits of all its clauses (0: no gate, run it on every text).
     clauses: Vec<u8>,
     /// Every trigger as (detector, trigger), in detector then trigger order.
@@ -918,7 +920,7 @@ impl<'d> TriggerSet<'d> {
                     let bit = 1u8 << c;
                     all |= bit;
                     needles.extend(clause.iter().cloned());
-                    gated.extend(clause.iter().map(|_| (flat, bit)));
+                    gated.extend(clause.iter().map(|_| (flat as u32, bit)));
                 }
                 clauses.push(all);
             }
@@ -1021,6 +1023,7 @@ impl<'d> TriggerSet<'d> {
             let text = folded.as_deref().unwrap_or(text);
             for (needle, _) in self.index.find_iter(text.as_bytes()) {
                 let (flat, bit) = self.gated[needle];
+                let flat = flat as usize;
                 seen[flat] |= bit;
             }
             seen.iter()
