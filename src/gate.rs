@@ -94,7 +94,9 @@ pub fn fold_non_ascii(text: &str) -> Option<String> {
     // Texts repeat their letters: each distinct one is folded once.
     let mut seen: Vec<(char, char)> = Vec::new();
     for c in text[first..].chars() {
-        if c.is_ascii() {
+        // Uncased characters (CJK, Thai, symbols: most distinct characters of a text) need
+        // no lookup; the cased ones of a text are few.
+        if c.is_ascii() || !has_case(c) {
             folded.push(c);
             continue;
         }
