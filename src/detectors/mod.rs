@@ -755,11 +755,35 @@ pub fn effective_specs(entries: &[DetectorSpec]) -> Vec<DetectorSpec> {
 
 /// Each effective spec with whether a user wrote any of its patterns.
 fn merged_specs(entries: &[DetectorSpec]) -> Vec<(DetectorSpec, bool)> {
-    let mut specs: Vec<(DetectorSpec, bool)> = builtin_specs()
-        .into_iter()
-        .map(|spec| (spec, false))
-        .collect();
-    for entry in entries {
+    merged_specs_where(entries, |_| true)
+}
+
+/// [`merged_specs`] of the built-ins whose effective events (the last override's, else their
+/// own) `wanted` accepts, and of every user detector: a hook does not copy the built-ins it
+/// will not run.
+fn merged_specs_where(
+    entries: &[DetectorSpec],
+    wanted: impl Fn(&[Event]) -> bool,
+) -> Vec<(DetectorSpec, bool)> {
+    let mut skipped: Vec<&str> = Vec::new();
+    let mut specs: Vec<(DetectorSpec, bool)> = Vec::with_capacity(BUILTIN_EVENTS.len());
+    for (index, &(name, events)) in BUILTIN_EVENTS.iter().enumerate() {
+        let effective = entries
+            .iter()
+            .filter(|entry| entry.name == name)
+            .filter_map(|entry| entry.events.as_deref())
+            .next_back()
+            .unwrap_or(events);
+        if wanted(effective) {
+            specs.push((builtin_spec(index), false));
+        } else {
+            skipped.push(name);
+        }
+    }
+    for entry in entries
+        .iter()
+        .filter(|e| !skipped.contains(&e.name.as_str()))
+    {
         match specs.iter_mut().find(|(s, _)| s.name == entry.name) {
             Some((existing, user_patterns)) => {
                 existing.override_with(entry);
@@ -791,7 +815,7 @@ impl Detectors {
     /// The enabled detectors that run on `event`: what one hook call needs. A pre-tool call
     /// builds no Stop detector, a Stop call no pre-tool one.
     pub fn load_for(entries: &[DetectorSpec], event: Event) -> Result<Detectors> {
-        let list = merged_specs(entries)
+        let list = merged_specs_where(entries, |events| events.contains(&event))
             .into_iter()
             .filter(|(spec, _)| spec.enabled != Some(false))
             .filter(|(spec, _)| {
@@ -1069,6 +1093,10 @@ feedback = "f"
 [[detectors]]
 name = "commit"
 enabled = false
+
+[[detectors]]
+name = "scope-check"
+events = ["stop", "pre-tool"]
 "#,
         )
         .unwrap();
@@ -1082,7 +1110,8 @@ enabled = false
         };
         assert_eq!(
             names(Event::PreTool),
-            ["destructive", "no-secrets-in-commands"]
+            // A built-in whose events a user changed runs where the user put it.
+            ["scope-check", "destructive", "no-secrets-in-commands"]
         );
         assert_eq!(
             names(Event::Stop),
