@@ -399,19 +399,22 @@ impl std::fmt::Debug for CueSet {
     }
 }
 
-/// The literals of several gates in one index (as in [`TriggerSet`]).
+/// The literals of several gates in one index: the triggers of a [`TriggerSet`], the cues of
+/// a [`CueSet`].
 struct GateIndex {
     index: LiteralIndex,
-    /// For each literal: the pattern and the bit of its clause.
+    /// For each literal: the pattern and the bit of its clause. A `u32` index: tens of
+    /// thousands of entries are built at every Stop, and each page of them is a page fault.
     gated: Vec<(u32, u8)>,
-    /// For each pattern: the bits of all its clauses (0: no gate).
+    /// For each pattern: the bits of all its clauses (0: no gate, run it on every text).
     clauses: Vec<u8>,
 }
 
 impl GateIndex {
     fn new(gates: &[Vec<&[Literal]>]) -> GateIndex {
-        let mut needles = Vec::new();
-        let mut gated = Vec::new();
+        let literal_count = gates.iter().flatten().map(|c| c.len()).sum();
+        let mut needles = Vec::with_capacity(literal_count);
+        let mut gated = Vec::with_capacity(literal_count);
         let mut clauses = Vec::with_capacity(gates.len());
         for (pattern, gate) in gates.iter().enumerate() {
             let mut all = 0u8;
@@ -433,6 +436,7 @@ impl GateIndex {
     /// Which patterns may match `text`: those whose gate clauses all occur (or without gate).
     fn candidates(&self, text: &str) -> Vec<bool> {
         let mut seen = vec![0u8; self.clauses.len()];
+        // Gate literals are case-folded (`gate::fold_non_ascii`); so is the text searched.
         let folded = crate::gate::fold_non_ascii(text);
         let text = folded.as_deref().unwrap_or(text);
         for (needle, _) in self.index.find_iter(text.as_bytes()) {
@@ -890,13 +894,8 @@ pub struct TriggerSet<'d> {
     detectors: Vec<&'d Detector>,
     /// Every trigger in one automaton, for large texts; built on first use.
     full: OnceLock<std::result::Result<meta::Regex, String>>,
-    index: LiteralIndex,
-    /// For each literal of `index`: the trigger (an index into `owners`) and the bit of the
-    /// gate clause it belongs to. A `u32` index: tens of thousands of entries are built at
-    /// every Stop, and each page of them is a page fault.
-    gated: Vec<(u32, u8)>,
-    /// For each trigger: the bits of all its clauses (0: no gate, run it on every text).
-    clauses: Vec<u8>,
+    /// The gates of every trigger, in `owners` order.
+    gates: GateIndex,
     /// Every trigger as (detector, trigger), in detector then trigger order.
     owners: Vec<(usize, usize)>,
 }
@@ -929,32 +928,16 @@ impl<'d> TriggerSet<'d> {
                 .map_err(|err| Error::config(err.clone()))?;
             gates.push(gate.iter().map(Gate::clauses).collect::<Vec<_>>());
         }
-        let literal_count = gates.iter().flatten().flatten().map(|c| c.len()).sum();
-        let trigger_count = gates.iter().map(Vec::len).sum();
-        let mut needles = Vec::with_capacity(literal_count);
-        let mut gated = Vec::with_capacity(literal_count);
-        let mut clauses = Vec::with_capacity(trigger_count);
-        let mut owners = Vec::with_capacity(trigger_count);
-        for (d, gate_clauses) in gates.iter().enumerate() {
-            for (t, gate) in gate_clauses.iter().enumerate() {
-                let flat = owners.len();
-                owners.push((d, t));
-                let mut all = 0u8;
-                for (c, clause) in gate.iter().enumerate() {
-                    let bit = 1u8 << c;
-                    all |= bit;
-                    needles.extend(clause.iter().cloned());
-                    gated.extend(clause.iter().map(|_| (flat as u32, bit)));
-                }
-                clauses.push(all);
-            }
-        }
+        let owners = gates
+            .iter()
+            .enumerate()
+            .flat_map(|(d, triggers)| (0..triggers.len()).map(move |t| (d, t)))
+            .collect();
+        let flat: Vec<Vec<&[Literal]>> = gates.into_iter().flatten().collect();
         Ok(TriggerSet {
             detectors: detectors.to_vec(),
             full: OnceLock::new(),
-            index: LiteralIndex::new(needles),
-            gated,
-            clauses,
+            gates: GateIndex::new(&flat),
             owners,
         })
     }
@@ -1041,19 +1024,7 @@ impl<'d> TriggerSet<'d> {
             }
             candidates
         } else {
-            let mut seen = vec![0u8; self.owners.len()];
-            // Gate literals are case-folded (`gate::fold_non_ascii`); so is the text searched.
-            let folded = crate::gate::fold_non_ascii(text);
-            let text = folded.as_deref().unwrap_or(text);
-            for (needle, _) in self.index.find_iter(text.as_bytes()) {
-                let (flat, bit) = self.gated[needle];
-                let flat = flat as usize;
-                seen[flat] |= bit;
-            }
-            seen.iter()
-                .zip(&self.clauses)
-                .map(|(s, c)| s == c)
-                .collect()
+            self.gates.candidates(text)
         })
     }
 }
