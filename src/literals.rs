@@ -5,6 +5,10 @@
 //! bitsets keyed by a literal's first bytes: building it is a sort, searching it is a table
 //! lookup per byte, with an exact check only where a literal may start. Literals are matched
 //! ASCII-case-insensitively; a literal may require an ASCII word boundary on either side.
+//!
+//! An index can also be built by build.rs (which includes this file) and embedded as static
+//! tables: the built-in triggers' index is then searched where it lies in the binary, with no
+//! building and no allocation at all. Hence the `Cow` storage and the crate-visible fields.
 
 use std::borrow::Cow;
 
@@ -42,16 +46,19 @@ impl From<Needle> for Literal {
     }
 }
 
-/// Bits indexed by a 16-bit key.
-struct BitSet(Box<[u64; 1024]>);
+/// Bits indexed by a 16-bit key: `BITSET_WORDS` words.
+#[derive(Clone)]
+pub(crate) struct BitSet(pub(crate) Cow<'static, [u64]>);
+
+pub(crate) const BITSET_WORDS: usize = 1024;
 
 impl BitSet {
     fn new() -> BitSet {
-        BitSet(Box::new([0; 1024]))
+        BitSet(Cow::Owned(vec![0; BITSET_WORDS]))
     }
 
     fn insert(&mut self, key: u16) {
-        self.0[usize::from(key >> 6)] |= 1 << (key & 63);
+        self.0.to_mut()[usize::from(key >> 6)] |= 1 << (key & 63);
     }
 
     #[inline]
@@ -151,39 +158,93 @@ fn utf8_len(first: u8) -> usize {
     }
 }
 
-/// The literals, searchable together.
+/// The literals, searchable together. Cloning an embedded index copies no table.
+#[derive(Clone)]
 pub struct LiteralIndex {
-    needles: Vec<Literal>,
-    /// First bytes of one-byte literals.
-    singles: [bool; 256],
+    pub(crate) needles: Cow<'static, [Literal]>,
+    /// First bytes of one-byte literals (256 entries).
+    pub(crate) singles: Cow<'static, [bool]>,
     /// Whether there are one- and two-byte literals at all (most indexes have neither).
-    has_singles: bool,
-    has_pairs: bool,
+    pub(crate) has_singles: bool,
+    pub(crate) has_pairs: bool,
     /// First two bytes of two-byte literals.
-    pairs: BitSet,
+    pub(crate) pairs: BitSet,
     /// Hashed first three bytes of longer literals.
-    triples: BitSet,
+    pub(crate) triples: BitSet,
     /// Their first two bytes, case-folded by `| 0x2020`: a cheaper test done first.
-    triple_prefixes: BitSet,
+    pub(crate) triple_prefixes: BitSet,
     /// Tagged key << 32 | literal index, sorted: the one- and two-byte literals to check where
     /// a key is present. The tag (key bits 16..) tells the key kinds apart: 1 single, 2 pair.
-    candidates: Vec<u64>,
+    pub(crate) candidates: Cow<'static, [u64]>,
     /// The longer literals grouped by the low bits of their key: bucket `b` is
     /// `triple_candidates[triple_buckets[b]..triple_buckets[b + 1]]`. A table lookup instead
     /// of a binary search, since common prefixes (`con`, `tok`, `pas`) reach this check at
     /// several percent of a text's bytes.
-    triple_buckets: Box<[u32]>,
-    triple_candidates: Vec<TripleCandidate>,
+    pub(crate) triple_buckets: Cow<'static, [u32]>,
+    pub(crate) triple_candidates: Cow<'static, [TripleCandidate]>,
+}
+
+/// The literals of several gates in one index (the detectors' triggers and cues): a gate is up
+/// to 8 clauses, each a set of literals, and a pattern may match a text only where a literal
+/// of each of its clauses occurs.
+pub struct GateIndex {
+    pub(crate) index: LiteralIndex,
+    /// For each literal: the pattern and the bit of its clause. A `u32` index: tens of
+    /// thousands of entries are built at every Stop, and each page of them is a page fault.
+    pub(crate) gated: Cow<'static, [(u32, u8)]>,
+    /// For each pattern: the bits of all its clauses (0: no gate, run it on every text).
+    pub(crate) clauses: Cow<'static, [u8]>,
+}
+
+impl GateIndex {
+    pub fn new(gates: &[Vec<&[Literal]>]) -> GateIndex {
+        let literal_count = gates.iter().flatten().map(|c| c.len()).sum();
+        let mut needles = Vec::with_capacity(literal_count);
+        let mut gated = Vec::with_capacity(literal_count);
+        let mut clauses = Vec::with_capacity(gates.len());
+        for (pattern, gate) in gates.iter().enumerate() {
+            let mut all = 0u8;
+            for (c, clause) in gate.iter().enumerate() {
+                let bit = 1u8 << c;
+                all |= bit;
+                needles.extend(clause.iter().cloned());
+                gated.extend(clause.iter().map(|_| (pattern as u32, bit)));
+            }
+            clauses.push(all);
+        }
+        GateIndex {
+            index: LiteralIndex::new(needles),
+            gated: Cow::Owned(gated),
+            clauses: Cow::Owned(clauses),
+        }
+    }
+
+    /// Which patterns may match `text`: those whose gate clauses all occur (or without gate).
+    pub fn candidates(&self, text: &str) -> Vec<bool> {
+        let mut seen = vec![0u8; self.clauses.len()];
+        // Gate literals are case-folded (`gate::fold_non_ascii`); so is the text searched.
+        let folded = crate::gate::fold_non_ascii(text);
+        let text = folded.as_deref().unwrap_or(text);
+        for (needle, _) in self.index.find_iter(text.as_bytes()) {
+            let (pattern, bit) = self.gated[needle];
+            let pattern = pattern as usize;
+            seen[pattern] |= bit;
+        }
+        seen.iter()
+            .zip(self.clauses.iter())
+            .map(|(s, c)| s == c)
+            .collect()
+    }
 }
 
 /// A literal of three bytes or more, with what rules it out before the exact comparison.
-#[derive(Clone, Copy, Default)]
-struct TripleCandidate {
-    key: u16,
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TripleCandidate {
+    pub(crate) key: u16,
     /// The lowercased fourth byte, if the literal has one: most literals sharing a prefix
     /// (`contraseña`, `config:get`, `convertto-…`) differ there.
-    fourth: Option<u8>,
-    index: u32,
+    pub(crate) fourth: Option<u8>,
+    pub(crate) index: u32,
 }
 
 /// Buckets of the triple candidates (a power of two): a few KiB, next to free to fill.
@@ -227,14 +288,14 @@ impl LiteralIndex {
         LiteralIndex {
             has_singles: needles.iter().any(|n| n.bytes.len() == 1),
             has_pairs: needles.iter().any(|n| n.bytes.len() == 2),
-            needles,
-            singles,
+            needles: Cow::Owned(needles),
+            singles: Cow::Owned(singles.to_vec()),
             pairs,
             triples,
             triple_prefixes,
-            candidates,
-            triple_buckets,
-            triple_candidates,
+            candidates: Cow::Owned(candidates),
+            triple_buckets: Cow::Owned(triple_buckets.into_vec()),
+            triple_candidates: Cow::Owned(triple_candidates),
         }
     }
 

@@ -21,7 +21,7 @@ use regex_syntax::hir::Hir;
 
 use crate::error::{Error, Result};
 use crate::formula::Formula;
-use crate::literals::{Literal, LiteralIndex};
+use crate::literals::{BitSet, GateIndex, Literal, LiteralIndex, TripleCandidate};
 use cut::cut_to;
 pub use spec::{DetectorSpec, Event, JudgeBy};
 
@@ -33,8 +33,9 @@ include!(concat!(env!("OUT_DIR"), "/builtin_detectors.rs"));
 enum Gate {
     /// No literal is required: the trigger runs on every text.
     Always,
-    /// A built-in trigger's, from build.rs.
-    Builtin(&'static [&'static [Literal]]),
+    /// A built-in pattern's, from build.rs, with its slot in `BUILTIN_TRIGGER_INDEX` if it is
+    /// a built-in trigger.
+    Builtin(&'static [&'static [Literal]], Option<u32>),
     /// A user trigger's, computed at load.
     Computed(Vec<Vec<Literal>>),
 }
@@ -43,31 +44,33 @@ impl Gate {
     fn clauses(&self) -> Vec<&[Literal]> {
         match self {
             Gate::Always => Vec::new(),
-            Gate::Builtin(clauses) => clauses.to_vec(),
+            Gate::Builtin(clauses, _) => clauses.to_vec(),
             Gate::Computed(clauses) => clauses.iter().map(Vec::as_slice).collect(),
         }
     }
 }
 
-/// The gate of a trigger: the built-in table's for a built-in pattern, else computed now.
 /// A built-in pattern's build-time facts: the pattern, its literal gate (none: always run),
-/// whether every match starts and ends at a required word boundary.
+/// whether every match starts and ends at a required word boundary, its slot in
+/// `BUILTIN_TRIGGER_INDEX` (triggers only).
 type BuiltinFacts = (
     &'static str,
     Option<&'static [&'static [Literal]]>,
     (bool, bool),
+    Option<u32>,
 );
 
 fn builtin(pattern: &str) -> Option<&'static BuiltinFacts> {
     BUILTIN_GATES
-        .binary_search_by(|(builtin, _, _)| (*builtin).cmp(pattern))
+        .binary_search_by(|(builtin, ..)| (*builtin).cmp(pattern))
         .ok()
         .map(|at| &BUILTIN_GATES[at])
 }
 
+/// The gate of a pattern: the built-in table's for a built-in pattern, else computed now.
 fn gate_of(pattern: &str) -> std::result::Result<Gate, String> {
-    if let Some((_, gate, _)) = builtin(pattern) {
-        return Ok(gate.map_or(Gate::Always, Gate::Builtin));
+    if let Some((_, gate, _, slot)) = builtin(pattern) {
+        return Ok(gate.map_or(Gate::Always, |clauses| Gate::Builtin(clauses, *slot)));
     }
     Ok(match crate::gate::needles(pattern)? {
         None => Gate::Always,
@@ -103,8 +106,9 @@ pub struct Detector {
     /// rules): `Detectors::check_patterns` compiles them.
     user_patterns: bool,
     trigger_regexes: Vec<OnceLock<std::result::Result<Trigger, String>>>,
-    /// The skips and every rule cue, gated like the triggers and compiled one by one.
-    cues: CueSet,
+    /// The skips and every rule cue, gated like the triggers and compiled one by one (see
+    /// [`Detector::cues`]).
+    cues: OnceLock<CueSet>,
 }
 
 /// A trigger or cue, compiled on first use for the kind of text it searches: compiling, not
@@ -315,7 +319,7 @@ impl Trigger {
         // A built-in pattern's edges come from the build: parsing it again costs as much as
         // compiling it.
         let (word_start, word_end) = match builtin(pattern) {
-            Some(&(_, _, edges)) => edges,
+            Some(&(_, _, edges, _)) => edges,
             None => crate::gate::word_edges(pattern)?,
         };
         let regex = LazyRegex::default();
@@ -396,58 +400,6 @@ impl std::fmt::Debug for CueSet {
         f.debug_struct("CueSet")
             .field("patterns", &self.patterns)
             .finish_non_exhaustive()
-    }
-}
-
-/// The literals of several gates in one index: the triggers of a [`TriggerSet`], the cues of
-/// a [`CueSet`].
-struct GateIndex {
-    index: LiteralIndex,
-    /// For each literal: the pattern and the bit of its clause. A `u32` index: tens of
-    /// thousands of entries are built at every Stop, and each page of them is a page fault.
-    gated: Vec<(u32, u8)>,
-    /// For each pattern: the bits of all its clauses (0: no gate, run it on every text).
-    clauses: Vec<u8>,
-}
-
-impl GateIndex {
-    fn new(gates: &[Vec<&[Literal]>]) -> GateIndex {
-        let literal_count = gates.iter().flatten().map(|c| c.len()).sum();
-        let mut needles = Vec::with_capacity(literal_count);
-        let mut gated = Vec::with_capacity(literal_count);
-        let mut clauses = Vec::with_capacity(gates.len());
-        for (pattern, gate) in gates.iter().enumerate() {
-            let mut all = 0u8;
-            for (c, clause) in gate.iter().enumerate() {
-                let bit = 1u8 << c;
-                all |= bit;
-                needles.extend(clause.iter().cloned());
-                gated.extend(clause.iter().map(|_| (pattern as u32, bit)));
-            }
-            clauses.push(all);
-        }
-        GateIndex {
-            index: LiteralIndex::new(needles),
-            gated,
-            clauses,
-        }
-    }
-
-    /// Which patterns may match `text`: those whose gate clauses all occur (or without gate).
-    fn candidates(&self, text: &str) -> Vec<bool> {
-        let mut seen = vec![0u8; self.clauses.len()];
-        // Gate literals are case-folded (`gate::fold_non_ascii`); so is the text searched.
-        let folded = crate::gate::fold_non_ascii(text);
-        let text = folded.as_deref().unwrap_or(text);
-        for (needle, _) in self.index.find_iter(text.as_bytes()) {
-            let (pattern, bit) = self.gated[needle];
-            let pattern = pattern as usize;
-            seen[pattern] |= bit;
-        }
-        seen.iter()
-            .zip(&self.clauses)
-            .map(|(s, c)| s == c)
-            .collect()
     }
 }
 
@@ -587,22 +539,6 @@ impl Detector {
         let rules_unsure = rule_table("rules_unsure", spec.rules_unsure)?;
         let rules_against = rule_table("rules_against", spec.rules_against)?;
         let skips = spec.skips.unwrap_or_default();
-        let field_index = |field: &String| fields.iter().position(|f| f == field).unwrap_or(0);
-        let mut cue_patterns: Vec<(CueRole, String)> = skips
-            .iter()
-            .map(|skip| (CueRole::Skip, skip.clone()))
-            .collect();
-        for (table, role) in [
-            (&rules, CueRole::For as fn(usize) -> CueRole),
-            (&rules_unsure, CueRole::Unsure),
-            (&rules_against, CueRole::Against),
-        ] {
-            for (field, cues) in table {
-                let index = field_index(field);
-                cue_patterns.extend(cues.iter().map(|cue| (role(index), cue.clone())));
-            }
-        }
-        let cues = CueSet::new(cue_patterns, &name);
         let triggers = spec.triggers.ok_or_else(|| missing("triggers"))?;
         if triggers.is_empty() {
             return Err(missing("triggers"));
@@ -640,8 +576,33 @@ impl Detector {
             gates,
             user_patterns,
             trigger_regexes,
-            cues,
+            cues: OnceLock::new(),
             name,
+        })
+    }
+
+    /// The skips and rule cues, gated, built on first use: a Stop without a Layer 1 hit never
+    /// looks at them, and working out their gates is a good part of loading a detector.
+    fn cues(&self) -> &CueSet {
+        self.cues.get_or_init(|| {
+            let field_index = |field: &String| self.fields.iter().position(|f| f == field);
+            let mut patterns: Vec<(CueRole, String)> = self
+                .skips
+                .iter()
+                .map(|skip| (CueRole::Skip, skip.clone()))
+                .collect();
+            for (table, role) in [
+                (&self.rules, CueRole::For as fn(usize) -> CueRole),
+                (&self.rules_unsure, CueRole::Unsure),
+                (&self.rules_against, CueRole::Against),
+            ] {
+                for (field, cues) in table {
+                    // `from_spec` checked that every table names a field of the detector.
+                    let index = field_index(field).unwrap_or(0);
+                    patterns.extend(cues.iter().map(|cue| (role(index), cue.clone())));
+                }
+            }
+            CueSet::new(patterns, &self.name)
         })
     }
 
@@ -686,7 +647,7 @@ impl Detector {
             return Ok(None);
         }
         Ok(self
-            .cues
+            .cues()
             .matches(text, &self.name, |role| role == CueRole::Skip)?
             .into_iter()
             .next()
@@ -696,7 +657,7 @@ impl Detector {
     /// Every rule cue (`rules`, `rules_unsure`, `rules_against`) that matches `text`, with its
     /// leftmost match.
     pub fn rule_matches(&self, text: &str) -> std::result::Result<Vec<CueMatch<'_>>, String> {
-        self.cues
+        self.cues()
             .matches(text, &self.name, |role| role != CueRole::Skip)
     }
 
@@ -707,9 +668,8 @@ impl Detector {
         &self,
         text: &str,
     ) -> std::result::Result<Vec<(String, Vec<&meta::Regex>)>, String> {
-        let gated = self
-            .cues
-            .gated(text, &self.name, |role| matches!(role, CueRole::For(_)))?;
+        let cue_set = self.cues();
+        let gated = cue_set.gated(text, &self.name, |role| matches!(role, CueRole::For(_)))?;
         Ok(self
             .fields
             .iter()
@@ -717,7 +677,7 @@ impl Detector {
             .map(|(field, name)| {
                 let cues = gated
                     .iter()
-                    .filter(|(i, _)| self.cues.patterns[*i].0 == CueRole::For(field))
+                    .filter(|(i, _)| cue_set.patterns[*i].0 == CueRole::For(field))
                     .map(|(_, regex)| *regex)
                     .collect();
                 (name.clone(), cues)
@@ -727,7 +687,7 @@ impl Detector {
 
     /// Compiles every skip and rule cue (for `check_patterns` and the tests).
     pub fn compile_cues(&self) -> std::result::Result<(), String> {
-        self.cues.compile_all(&self.name)
+        self.cues().compile_all(&self.name)
     }
 
     /// The JSON schema of the judge's reply: every field a boolean, plus a short reason.
@@ -895,9 +855,57 @@ pub struct TriggerSet<'d> {
     /// Every trigger in one automaton, for large texts; built on first use.
     full: OnceLock<std::result::Result<meta::Regex, String>>,
     /// The gates of every trigger, in `owners` order.
-    gates: GateIndex,
+    gates: TriggerGates,
     /// Every trigger as (detector, trigger), in detector then trigger order.
     owners: Vec<(usize, usize)>,
+}
+
+/// Where the gates of a set's triggers are searched.
+enum TriggerGates {
+    /// Every trigger is a built-in one: the index built at build time, and each trigger's slot
+    /// in it (None: the trigger has no gate). Nothing to build, nothing to allocate: the index
+    /// is read where it lies in the binary, a few pages of it per text.
+    Builtin(Vec<Option<u32>>),
+    /// Some trigger is a user's: an index of the set's own gates, built now.
+    Built(Box<GateIndex>),
+}
+
+impl TriggerGates {
+    fn new(gates: &[&[Gate]]) -> TriggerGates {
+        let slots = gates
+            .iter()
+            .flat_map(|triggers| triggers.iter())
+            .map(|gate| match gate {
+                Gate::Always => Some(None),
+                Gate::Builtin(_, slot) => slot.map(Some),
+                Gate::Computed(_) => None,
+            })
+            .collect::<Option<Vec<Option<u32>>>>();
+        slots.map_or_else(
+            || {
+                let flat: Vec<Vec<&[Literal]>> = gates
+                    .iter()
+                    .flat_map(|triggers| triggers.iter().map(Gate::clauses))
+                    .collect();
+                TriggerGates::Built(Box::new(GateIndex::new(&flat)))
+            },
+            TriggerGates::Builtin,
+        )
+    }
+
+    /// Whether each trigger may match `text` (its gate clauses all occur, or it has none).
+    fn candidates(&self, text: &str) -> Vec<bool> {
+        match self {
+            TriggerGates::Builtin(slots) => {
+                let seen = BUILTIN_TRIGGER_INDEX.candidates(text);
+                slots
+                    .iter()
+                    .map(|slot| slot.is_none_or(|slot| seen[slot as usize]))
+                    .collect()
+            }
+            TriggerGates::Built(index) => index.candidates(text),
+        }
+    }
 }
 
 /// The first trigger (in order) of a detector that matches, and its leftmost match.
@@ -926,18 +934,17 @@ impl<'d> TriggerSet<'d> {
                 .gates
                 .as_ref()
                 .map_err(|err| Error::config(err.clone()))?;
-            gates.push(gate.iter().map(Gate::clauses).collect::<Vec<_>>());
+            gates.push(gate.as_slice());
         }
         let owners = gates
             .iter()
             .enumerate()
             .flat_map(|(d, triggers)| (0..triggers.len()).map(move |t| (d, t)))
             .collect();
-        let flat: Vec<Vec<&[Literal]>> = gates.into_iter().flatten().collect();
         Ok(TriggerSet {
             detectors: detectors.to_vec(),
             full: OnceLock::new(),
-            gates: GateIndex::new(&flat),
+            gates: TriggerGates::new(&gates),
             owners,
         })
     }
@@ -1423,6 +1430,66 @@ events = ["stop", "pre-tool"]
         }
     }
 
+    /// The index build.rs embeds says what an index of the same gates built now says, on texts
+    /// in several scripts with and without trigger words.
+    #[test]
+    fn the_embedded_trigger_index_agrees_with_one_built_now() {
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
+        let all: Vec<&Detector> = detectors.list.iter().collect();
+        let gates: Vec<&[Gate]> = all
+            .iter()
+            .map(|d| d.gates.as_ref().unwrap().as_slice())
+            .collect();
+        let embedded = TriggerGates::new(&gates);
+        assert!(matches!(embedded, TriggerGates::Builtin(_)));
+        let flat: Vec<Vec<&[Literal]>> = gates
+            .iter()
+            .flat_map(|triggers| triggers.iter().map(Gate::clauses))
+            .collect();
+        let built = TriggerGates::Built(Box::new(GateIndex::new(&flat)));
+        let texts = [
+            "",
+            "I renamed `cfg` to `config`; nothing else moved.",
+            "Should I commit and push this? Tests were not run.",
+            "Let's continue in a new session, the context is getting long.",
+            "Fixed the crash by adding a null check. Out of scope for now: the rest.",
+            "要我提交并推送吗？剩下的下次再做。",
+            "コミットしてプッシュしますか？残りは次回に回します。",
+            "Исправил ошибку, деплой на прод? Остальное потом.",
+            "¿Hago commit y push? Corregí el fallo añadiendo una comprobación.",
+            "Voulez-vous que je commite ? J'ai corrigé le bug.",
+        ];
+        for text in texts {
+            let expected = built.candidates(text);
+            assert_eq!(embedded.candidates(text), expected, "{text}");
+        }
+        // Not a comparison of two empty answers: a commit proposal makes some triggers
+        // candidates and leaves others out.
+        let hit = embedded.candidates(texts[2]);
+        assert!(hit.contains(&true) && hit.contains(&false), "{hit:?}");
+    }
+
+    /// A user's trigger has no slot in the embedded index: the set builds its own.
+    #[test]
+    fn a_user_trigger_makes_the_set_build_its_own_index() {
+        let config = config_with(
+            "[[detectors]]\nname = \"zebra\"\ntriggers = ['zebra']\nfields = ['a']\n\
+             block_when = 'a'\nprompt = 'p'\nfeedback = 'f'\n",
+        )
+        .unwrap();
+        let detectors = Detectors::load(&config.detectors).unwrap();
+        let all: Vec<&Detector> = detectors.list.iter().collect();
+        let set = TriggerSet::new(&all).unwrap();
+        assert!(matches!(set.gates, TriggerGates::Built(_)));
+        let zebra = all.iter().position(|d| d.name == "zebra").unwrap();
+        let hits = set.hits("a zebra crossed").unwrap();
+        assert!(hits.iter().any(|h| h.detector == zebra), "{hits:?}");
+        let only_builtins: Vec<&Detector> =
+            all.iter().copied().filter(|d| d.name != "zebra").collect();
+        let set = TriggerSet::new(&only_builtins).unwrap();
+        assert!(matches!(set.gates, TriggerGates::Builtin(_)));
+    }
+
     /// `gate_of` finds a built-in gate by binary search: the table must be sorted, every
     /// built-in trigger must be in it, with the word edges its pattern has.
     #[test]
@@ -1432,8 +1499,8 @@ events = ["stop", "pre-tool"]
         for detector in &detectors.list {
             for pattern in &detector.triggers {
                 assert!(
-                    matches!(gate_of(pattern), Ok(Gate::Builtin(_))),
-                    "{pattern} is not in BUILTIN_GATES"
+                    matches!(gate_of(pattern), Ok(Gate::Builtin(_, Some(_)))),
+                    "{pattern} is not in BUILTIN_GATES as a trigger"
                 );
                 assert_eq!(
                     builtin(pattern).map(|facts| facts.2),

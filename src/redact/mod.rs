@@ -195,16 +195,8 @@ impl Redactor {
         BUILTIN.get_or_init(|| Redactor {
             table: OnceLock::new(),
             rule_count: rules::BUILTIN_RULE_COUNT,
-            keywords: LiteralIndex::new(
-                rules::BUILTIN_KEYWORDS
-                    .iter()
-                    .map(|(keyword, _)| Literal {
-                        bytes: Cow::Borrowed(keyword.as_bytes()),
-                        word_start: false,
-                        word_end: false,
-                    })
-                    .collect(),
-            ),
+            // Embedded, built by build.rs: cloning it copies references, not tables.
+            keywords: rules::BUILTIN_KEYWORD_INDEX.clone(),
             keyword_rules: rules::BUILTIN_KEYWORDS
                 .iter()
                 .map(|&(_, rules)| Cow::Borrowed(rules))

@@ -11,6 +11,8 @@ use regex_automata::{PatternID, meta};
 use super::assign::Grammar;
 use super::spec::{AllowSection, AssignmentSpec, RuleSpec, RulesFile};
 use crate::error::{Error, Result};
+use crate::literals::{BitSet, Literal, LiteralIndex, TripleCandidate};
+use std::borrow::Cow;
 
 include!(concat!(env!("OUT_DIR"), "/builtin_redaction.rs"));
 

@@ -1753,3 +1753,25 @@ fn prose_about_passwords_without_one_stays() {
         assert_eq!(redactor().redact(text).text, text);
     }
 }
+
+/// The keyword index build.rs embeds is the one `LiteralIndex::new` builds from the same
+/// keywords: same literals, same matches.
+#[test]
+fn the_embedded_keyword_index_is_the_one_built_now() {
+    let built = crate::literals::LiteralIndex::new(
+        rules::BUILTIN_KEYWORDS
+            .iter()
+            .map(|(keyword, _)| Literal {
+                bytes: Cow::Borrowed(keyword.as_bytes()),
+                word_start: false,
+                word_end: false,
+            })
+            .collect(),
+    );
+    let embedded = &rules::BUILTIN_KEYWORD_INDEX;
+    assert_eq!(embedded.literals(), built.literals());
+    let text = "export GITHUB_TOKEN=ghp_x; password: hunter2; AKIA…; -----BEGIN PRIVATE KEY-----";
+    let found: Vec<(usize, usize)> = embedded.find_iter(text.as_bytes()).collect();
+    assert!(found.len() >= 3, "{found:?}");
+    assert_eq!(found, built.find_iter(text.as_bytes()).collect::<Vec<_>>());
+}
