@@ -461,8 +461,12 @@ fn class_strings(class: &Class) -> Option<Vec<Needle>> {
             if size == 0 || size > MAX_CLASS {
                 return None;
             }
+            // Members are folded as the text will be (`fold_non_ascii`): the case variants of a
+            // letter are one string, so `(?i)закоммитить` stays one literal instead of 2^11
+            // variants past `MAX_EXACT` (which left the pattern without a gate).
             for range in class.ranges() {
                 for c in range.start()..=range.end() {
+                    let c = fold_char(c).unwrap_or(c);
                     let mut buffer = [0; 4];
                     strings.push(c.encode_utf8(&mut buffer).as_bytes().to_ascii_lowercase());
                 }
@@ -546,6 +550,12 @@ mod tests {
         assert_eq!(literals, [fold_non_ascii("деплой").unwrap().as_bytes()]);
         let accented = needles("(?i)corrigé").unwrap().unwrap();
         assert_eq!(accented[0].len(), 1, "{accented:?}");
+        // Eleven cased letters: 2^11 variants unfolded, past `MAX_EXACT`, which used to leave
+        // the pattern without a gate (compiled and run on every text).
+        let long = needles(r"(?i)(закоммитить|запушить)[^.?!\n]{0,40}\?").unwrap().unwrap();
+        let literals: Vec<&[u8]> = long[0].iter().map(|n| &n.bytes[..]).collect();
+        let folded = ["закоммитить", "запушить"].map(|w| fold_non_ascii(w).unwrap());
+        assert_eq!(literals, folded.iter().map(|w| w.as_bytes()).collect::<Vec<_>>());
     }
 
     #[test]

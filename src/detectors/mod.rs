@@ -13,7 +13,7 @@ mod spec;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::{Input, Match, MatchKind, PatternSet, meta};
@@ -210,10 +210,17 @@ impl LazyRegex {
         } else {
             &self.unicode
         };
+        let compiled_for = if ascii_text {
+            CompiledFor::Ascii
+        } else {
+            CompiledFor::Any
+        };
         cell.get_or_init(|| {
-            let hir = parse(pattern)?;
-            let hir = if ascii_text { cut_to(hir, &[]) } else { hir };
-            compile_for_search(&hir, pattern)
+            compile_once(pattern, compiled_for, || {
+                let hir = parse(pattern)?;
+                let hir = if ascii_text { cut_to(hir, &[]) } else { hir };
+                compile_for_search(&hir, pattern)
+            })
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -226,8 +233,10 @@ impl LazyRegex {
             let (alphabet, regex) = slot.get_or_init(|| {
                 let alphabet = union(covered, chars);
                 let regex = (alphabet.len() <= CUT_MAX_CHARS).then(|| {
-                    parse(pattern)
-                        .and_then(|hir| compile_for_search(&cut_to(hir, &alphabet), pattern))
+                    compile_once(pattern, CompiledFor::Alphabet(alphabet.clone()), || {
+                        parse(pattern)
+                            .and_then(|hir| compile_for_search(&cut_to(hir, &alphabet), pattern))
+                    })
                 });
                 (alphabet.into_boxed_slice(), regex)
             });
@@ -242,6 +251,37 @@ impl LazyRegex {
         }
         self.compiled(pattern, false)
     }
+}
+
+/// The texts a pattern is compiled for: any, ASCII ones, or those within an alphabet.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum CompiledFor {
+    Any,
+    Ascii,
+    Alphabet(Vec<char>),
+}
+
+/// `build()`, or what it gave before in this process for the same pattern and texts. Detectors
+/// share patterns (the fix detectors share cues), and compiling is most of a Layer 1 hit's cost,
+/// so each is compiled once. The lock is not held while compiling: detectors are judged in
+/// parallel, and a race only compiles a pattern twice.
+fn compile_once(
+    pattern: &str,
+    compiled_for: CompiledFor,
+    build: impl FnOnce() -> Compiled,
+) -> Compiled {
+    type Cache = BTreeMap<(CompiledFor, String), Compiled>;
+    static COMPILED: Mutex<Cache> = Mutex::new(BTreeMap::new());
+    let key = (compiled_for, pattern.to_string());
+    let cached = |cache: &Cache| cache.get(&key).cloned();
+    if let Some(found) = COMPILED.lock().ok().and_then(|cache| cached(&cache)) {
+        return found;
+    }
+    let compiled = build();
+    if let Ok(mut cache) = COMPILED.lock() {
+        cache.insert(key, compiled.clone());
+    }
+    compiled
 }
 
 /// `pattern` parsed as the `regex` crate parses it.
