@@ -552,10 +552,15 @@ mod tests {
         assert_eq!(accented[0].len(), 1, "{accented:?}");
         // Eleven cased letters: 2^11 variants unfolded, past `MAX_EXACT`, which used to leave
         // the pattern without a gate (compiled and run on every text).
-        let long = needles(r"(?i)(закоммитить|запушить)[^.?!\n]{0,40}\?").unwrap().unwrap();
+        let long = needles(r"(?i)(закоммитить|запушить)[^.?!\n]{0,40}\?")
+            .unwrap()
+            .unwrap();
         let literals: Vec<&[u8]> = long[0].iter().map(|n| &n.bytes[..]).collect();
         let folded = ["закоммитить", "запушить"].map(|w| fold_non_ascii(w).unwrap());
-        assert_eq!(literals, folded.iter().map(|w| w.as_bytes()).collect::<Vec<_>>());
+        assert_eq!(
+            literals,
+            folded.iter().map(|w| w.as_bytes()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
