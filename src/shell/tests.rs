@@ -1908,3 +1908,25 @@ fn relative_writes_follow_the_directory_cds_change_to() {
         assert_eq!(writes_of(command), expected, "{command}");
     }
 }
+
+#[test]
+fn only_short_flat_commands_are_parsed_without_the_time_budget() {
+    for flat in [
+        "cargo test --all",
+        "git commit -m \"fix: the parser\" && git push origin main",
+        "grep -rn TODO src | head -20 > /tmp/todo.txt",
+    ] {
+        assert!(super::walk::is_short_and_flat(flat), "{flat}");
+    }
+    let long = "ls ".repeat(200);
+    for nested in [
+        "echo $(date)",
+        "(cd x && ls)",
+        "f() { ls; }; f",
+        "[[ -f x ]] && ls",
+        "echo `id`",
+        long.as_str(),
+    ] {
+        assert!(!super::walk::is_short_and_flat(nested), "{nested}");
+    }
+}

@@ -240,6 +240,9 @@ const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 /// Parses `command` and walks it completely, within [`TIME_BUDGET`]. Never panics: a parser
 /// panic becomes `Unparseable`.
 pub fn analyze(command: &str) -> Result<Analysis, ParseError> {
+    if is_short_and_flat(command) {
+        return analyze_now(command);
+    }
     let (sender, receiver) = std::sync::mpsc::channel();
     let owned = command.to_string();
     let worker = std::thread::Builder::new().spawn(move || {
@@ -255,6 +258,20 @@ pub fn analyze(command: &str) -> Result<Analysis, ParseError> {
             TIME_BUDGET.as_secs()
         )))
     })
+}
+
+/// Longest command [`is_short_and_flat`] accepts.
+const FLAT_MAX_LEN: usize = 512;
+
+/// Whether `command` is short and has no grouping, substitution, function body or test
+/// bracket: the parser's exponential backtracking comes from nesting, so such a command parses
+/// in microseconds and is parsed on the calling thread. Starting the budget's thread costs
+/// about 0.2 ms, a fifth of spawning `/bin/true`, on every `git status` and `cargo test`.
+pub(super) fn is_short_and_flat(command: &str) -> bool {
+    command.len() <= FLAT_MAX_LEN
+        && !command
+            .bytes()
+            .any(|b| matches!(b, b'(' | b')' | b'{' | b'}' | b'[' | b']' | b'`'))
 }
 
 fn analyze_now(command: &str) -> Result<Analysis, ParseError> {
