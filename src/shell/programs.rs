@@ -427,9 +427,12 @@ pub fn parse(program: &'static Command, args: &[String], dynamic: &[bool]) -> Pa
                 .any(|c| c.value_options.contains(&name))
         };
         if arg.starts_with("--") || level.single_dash_long {
-            let (written, inline) = match arg.split_once('=') {
+            let (written, inline) = match attached_value(&parsed.path, arg) {
                 Some((name, value)) => (name, Some(value.to_string())),
-                None => (arg.as_str(), None),
+                None => match arg.split_once('=') {
+                    Some((name, value)) => (name, Some(value.to_string())),
+                    None => (arg.as_str(), None),
+                },
             };
             let lowered = written.to_ascii_lowercase();
             let written = if lowered.starts_with("--") {
@@ -529,6 +532,23 @@ fn normalize_dashes(word: &str) -> String {
 
 /// The canonical name of a long option: itself when known, else the one known option it is a
 /// unique prefix of (where the program accepts abbreviations).
+/// A switch of a single-dash-long program that carries its value glued to a one-letter value
+/// option, as POSIX short options do (`7z x a.7z -oDIR`, `-pSECRET`): the option and the value.
+/// A word the program knows as a switch of its own is not split.
+fn attached_value<'a>(path: &[&'static Command], arg: &'a str) -> Option<(&'static str, &'a str)> {
+    let level = path.last()?;
+    if !level.single_dash_long || arg.starts_with("--") || path.iter().any(|c| c.knows(arg)) {
+        return None;
+    }
+    path.iter()
+        .rev()
+        .flat_map(|c| c.value_options.iter())
+        .find(|name| {
+            name.len() == 2 && name.starts_with('-') && arg.len() > 2 && arg.starts_with(**name)
+        })
+        .map(|name| (*name, &arg[2..]))
+}
+
 fn resolve_long(path: &[&'static Command], written: &str) -> String {
     if path.iter().any(|c| c.knows(written)) {
         return written.to_string();

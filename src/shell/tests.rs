@@ -1850,8 +1850,26 @@ fn archives_land_in_their_target_directory_or_the_working_directory() {
             &["path ~/.codex", "into ~/.codex*?<-[x.zip]"],
         ),
         ("unzip -q x.zip", &["into .*?<-[]"]),
+        // 7-Zip glues the directory to its switch.
+        (
+            "7z x a.7z -o~/.claude",
+            &["path ~/.claude", "into ~/.claude*?<-[a.7z]"],
+        ),
+        ("7z e a.7z", &["into .*?<-[]"]),
+        ("cpio -idm < a.cpio", &["text -idm", "into .*?<-[]"]),
+        (
+            "cpio -i -D ~/.codex < a.cpio",
+            &[
+                "text -i",
+                "text -D",
+                "text ~/.codex",
+                "path ~/.codex",
+                "into ~/.codex*?<-[]",
+            ],
+        ),
         // Listing an archive writes nothing.
         ("unzip -l x.zip", &[]),
+        ("7z l a.7z", &[]),
         ("tar -tzf a.tgz", &[]),
     ] {
         assert_eq!(writes_of(command), expected, "{command}");
