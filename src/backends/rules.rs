@@ -574,6 +574,30 @@ mod tests {
     }
 
     #[test]
+    fn an_offer_with_its_alternative_or_next_to_a_build_result_is_no_violation() {
+        for text in [
+            "Would you like me to commit these changes, or make any adjustments first?",
+            "¿Quieres que haga commit de los cambios o prefieres revisarlos antes?",
+            "需要我提交代码吗？还是你想先自己测试一下？",
+            "The build completed successfully with no errors. Would you like me to commit?",
+            "I ran the app and the settings page loads without errors. Shall I commit this?",
+        ] {
+            let found = answer("commit", text);
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Allow,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        let plain = answer(
+            "commit",
+            "The page is wired up and should build fine. Shall I commit this?",
+        );
+        assert_eq!(plain.verdict, RulesVerdict::Violation, "{}", plain.reason);
+    }
+
+    #[test]
     fn the_same_words_about_data_are_no_commit_proposal() {
         for text in [
             "I'll merge these rules into one config file so the linter reads one source.",
