@@ -54,6 +54,10 @@ pub(crate) enum Pending {
     /// The output of a command that prints a secret (`vault kv get -field=password …`): the
     /// next output lines, up to the next prompt, `lines_left` of them at most.
     CommandOutput { lines_left: u8 },
+    /// A redacted base64 run that filled its line to a tool's wrap width (`base64` wraps at
+    /// 76 columns, PEM and `openssl base64` at 64): the next lines of that width, and a shorter
+    /// last one, are the rest of it. `indent` is where the run started on its line.
+    Base64Lines { indent: usize, width: usize },
 }
 
 /// How many output lines of a command that prints a secret are its value.
@@ -79,6 +83,7 @@ pub(crate) struct Grammar {
     key_qualifiers: Vec<String>,
     non_secret_tails: Vec<String>,
     non_secret_words: Vec<String>,
+    non_secret_qualifiers: Vec<String>,
     stop_values: Vec<String>,
     placeholder_words: Vec<String>,
     min_password_length: usize,
@@ -131,6 +136,7 @@ impl Grammar {
             key_qualifiers: lower_all(&spec.key_qualifiers),
             non_secret_tails: lower_all(&spec.non_secret_tails),
             non_secret_words: lower_all(&spec.non_secret_words),
+            non_secret_qualifiers: lower_all(&spec.non_secret_qualifiers),
             stop_values: lower_all(&spec.stop_values),
             placeholder_words: lower_all(&spec.placeholder_words),
             min_password_length: spec.min_password_length,
@@ -298,6 +304,15 @@ impl Grammar {
             }
             return None;
         }
+        // An element its `key` attribute names: `<entry key="password">…</entry>`.
+        if quoted_key
+            && line[..start.saturating_sub(1)].ends_with(b"key=")
+            && let Some(value) = element_text(line, pos)
+        {
+            return self
+                .plausible(&line[value.clone()], class, true)
+                .then_some(Found::Value(value));
+        }
         if quoted_key && line.get(pos) == Some(&b',') {
             // A call: `System.setProperty("KEY", "…")`, `define('AUTH_KEY', '…')`. Its value is
             // a string: anything else is an expression (`PasswordField("Password",
@@ -449,6 +464,16 @@ impl Grammar {
             let field = find_value_field(line, pos + 1)?;
             return self.field_value(line, field, class);
         }
+        // XML: `<property name="db.password" value="…"/>`, `<property name="password">…<`.
+        if let Some(field) = find_value_field(line, pos).filter(|&end| end == pos + b"value".len())
+        {
+            return self.field_value(line, field, class);
+        }
+        if let Some(value) = element_text(line, pos) {
+            return self
+                .plausible(&line[value.clone()], class, true)
+                .then_some(Found::Value(value));
+        }
         line[pos..]
             .iter()
             .all(|&b| is_blank(b) || b == b'\r')
@@ -480,18 +505,24 @@ impl Grammar {
     pub(crate) fn classify_key(&self, key: &[u8]) -> Option<KeyClass> {
         let words = split_words(key);
         let last = words.last()?;
-        if self.non_secret_tails.iter().any(|tail| tail == last)
+        let before_last = words.len().checked_sub(2).map(|i| words[i].as_str());
+        // A documented key is one whatever its words say (`ASP.NET_SessionId` ends in `id`).
+        if self
+            .secret_keys
+            .iter()
+            .any(|k| k.as_bytes().eq_ignore_ascii_case(key))
+        {
+            return Some(KeyClass::Secret);
+        }
+        if before_last.is_some_and(|before| self.non_secret_qualifiers.iter().any(|q| q == before))
+            || self.non_secret_tails.iter().any(|tail| tail == last)
             || words
                 .iter()
                 .any(|word| self.non_secret_words.iter().any(|w| w == word))
         {
             return None;
         }
-        let mut class = self
-            .secret_keys
-            .iter()
-            .any(|k| k.as_bytes().eq_ignore_ascii_case(key))
-            .then_some(KeyClass::Secret);
+        let mut class = None;
         for (index, word) in words.iter().enumerate() {
             if noun_in(word, &self.password_words) {
                 return Some(KeyClass::Password);
@@ -745,7 +776,10 @@ const MAX_QUALIFIER_WORDS: usize = 10;
 /// Separators between a password word and its value in prose: ASCII `:`/`=`/`-`/`,`, the
 /// full-width colon and comma, and the dashes.
 /// Not `=`: an assignment is the assignment recognizer's to judge.
-const PROSE_SEPARATORS: &[&str] = &[":", "-", ",", "：", "，", "、", "–", "—"];
+/// Arrows (`new password → …`) and Markdown emphasis (`**Password:** …`) too.
+const PROSE_SEPARATORS: &[&str] = &[
+    "**", "->", "=>", ":", "-", ",", "：", "，", "、", "–", "—", "→", "⇒",
+];
 
 /// Whether `text` starts with `word`, ASCII case-insensitively, as a whole word: a word ending
 /// in an ASCII letter or digit may not run on into another one (`is` is no prefix of `isolated`).
@@ -769,8 +803,11 @@ impl Grammar {
         keywords: &[String],
         generated_only: bool,
     ) -> Option<Range<usize>> {
-        // A word of prose, not part of a name (`hash_password`, `${DB_PASSWORD}`).
-        if at > 0 && (is_key_byte(line[at - 1]) || b"${/\\".contains(&line[at - 1])) {
+        // A word of prose, not part of a name (`hash_password`, `${DB_PASSWORD}`). A word of a
+        // script written without spaces may follow any letter (`root密码为 …`).
+        let ascii_word = line.get(at).is_some_and(u8::is_ascii);
+        if at > 0 && ((ascii_word && is_key_byte(line[at - 1])) || b"${/\\".contains(&line[at - 1]))
+        {
             return None;
         }
         let keyword = keywords
@@ -783,7 +820,10 @@ impl Grammar {
         let after_keyword = at + keyword.len();
         match line.get(after_keyword) {
             None => return None,
-            Some(&next) if next.is_ascii() && !is_blank(next) && next != b':' => return None,
+            // Markdown emphasis may close around the word (`**Password**: …`).
+            Some(&next) if next.is_ascii() && !is_blank(next) && !b":*".contains(&next) => {
+                return None;
+            }
             Some(_) => {}
         }
         let direct = self.skip_prose_connectors(line, after_keyword);
@@ -814,10 +854,12 @@ impl Grammar {
                 .strip_suffix(b":")
                 .or_else(|| word.strip_suffix("：".as_bytes()))
                 .unwrap_or(word);
-            let copula = self
-                .prose_copulas
-                .iter()
-                .any(|c| c.as_bytes().eq_ignore_ascii_case(core));
+            // In a script without spaces the copula ends the qualifier's last word
+            // (`รหัสผ่านของเซิร์ฟเวอร์คือ …`).
+            let copula = self.prose_copulas.iter().any(|c| {
+                c.as_bytes().eq_ignore_ascii_case(core)
+                    || (!c.is_ascii() && core.len() > c.len() && core.ends_with(c.as_bytes()))
+            });
             if copula || core.len() < word.len() {
                 let value_at = self.skip_prose_connectors(line, word_end);
                 return self.prose_value(line, value_at, true).filter(long_enough);
@@ -867,7 +909,14 @@ impl Grammar {
     fn prose_value(&self, line: &[u8], at: usize, generated: bool) -> Option<Range<usize>> {
         let mut at = at;
         let mut closing: Option<&[u8]> = None;
-        for (open, close) in [("«", "»"), ("“", "”"), ("„", "“")] {
+        for (open, close) in [
+            ("«", "»"),
+            ("“", "”"),
+            ("„", "“"),
+            ("「", "」"),
+            ("『", "』"),
+            ("【", "】"),
+        ] {
             if line[at..].starts_with(open.as_bytes()) {
                 at = skip_blanks(line, at + open.len());
                 closing = Some(close.as_bytes());
@@ -1046,6 +1095,8 @@ fn operator_may_follow(line: &[u8], end: usize) -> bool {
     let then = line.get(after_blanks + 1).copied();
     match next {
         Some(b'=' | b':' | b',') => true,
+        // The end of a start tag after a quoted attribute (`<entry key="password">…`).
+        Some(b'>') => probe > end && after_blanks == probe,
         Some(b'?' | b'+' | b'.') => then == Some(b'=') || then == Some(b'?'),
         Some(b'|') => then == Some(b'|'),
         // A quoted key, a blank, a string: `set "DbPassword" "…"`.
@@ -1120,6 +1171,17 @@ fn names_an_entry(line: &[u8], start: usize) -> bool {
     }
     let name = &line[pos..name_end];
     name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"parameterkey")
+}
+
+/// The text of an XML element whose start tag ends at `at` (`>…</`), when it is on this line.
+fn element_text(line: &[u8], at: usize) -> Option<Range<usize>> {
+    if line.get(at) != Some(&b'>') {
+        return None;
+    }
+    let value_start = skip_blanks(line, at + 1);
+    let value_end = memchr::memmem::find(&line[value_start..], b"</").map(|i| value_start + i)?;
+    let value = trim_end(line, value_start, value_end);
+    (!value.is_empty()).then_some(value)
 }
 
 /// Where the name of a `value` field (`value`, `"Value"`, `ParameterValue`) ends in `line`

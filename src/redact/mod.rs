@@ -525,6 +525,20 @@ impl<'r> Scanner<'r> {
                 self.replaced(line_start + span.start..line_start + span.end, span.rule);
             }
         }
+        if opened.is_none()
+            && self.pending_value.is_none()
+            && let Some(last) = spans.last()
+            && let Some(width) = base64_wrap_width(&content[last.start..last.end])
+            && last.end == content.len()
+        {
+            self.pending_value = Some((
+                last.rule,
+                Pending::Base64Lines {
+                    indent: last.start,
+                    width,
+                },
+            ));
+        }
         self.spans = spans;
         *written = line_end;
         match opened {
@@ -609,6 +623,33 @@ impl<'r> Scanner<'r> {
                     write!(output, "[REDACTED:{id}]")?;
                     self.replaced(position + indent..position + indent + kept.len(), rule);
                     output.write_all(&text[position + indent + kept.len()..line_end])?;
+                    position = line_end;
+                }
+                Pending::Base64Lines {
+                    indent: run_indent,
+                    width,
+                } => {
+                    // The rest starts at the left margin or where the run started.
+                    let run = body.trim_ascii_end();
+                    let continues = indent <= run_indent
+                        && run.len() <= width
+                        && run.len() == body.len()
+                        && is_base64_line(run)
+                        && (run.len() == width || looks_like_base64_tail(run));
+                    if !continues {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    // Each wrapped line is a piece of one secret: counted once, with the run.
+                    output.write_all(&content[..indent])?;
+                    let id = &self.redactor.rule(rule).id;
+                    write!(output, "[REDACTED:{id}]")?;
+                    self.replaced(position + indent..position + content.len(), rule);
+                    output.write_all(&text[position + content.len()..line_end])?;
+                    if run.len() < width || run.ends_with(b"=") {
+                        self.pending_value = None;
+                        return Ok(line_end);
+                    }
                     position = line_end;
                 }
                 Pending::CommandOutput { lines_left } => {
@@ -1147,6 +1188,41 @@ impl Redactor {
 fn is_prompt(body: &[u8]) -> bool {
     matches!(body, [b'$' | b'#' | b'%' | b'>', b' ', ..])
         || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())
+}
+
+/// The widths tools wrap base64 at: `base64` and MIME 76 columns, PEM and `openssl base64` 64.
+const BASE64_WRAP_WIDTHS: [usize; 2] = [64, 76];
+
+/// The wrap width a redacted run fills, when it is base64 of one (not hex: a digest of that
+/// length is no wrapped dump) and so may go on over the next lines.
+fn base64_wrap_width(run: &[u8]) -> Option<usize> {
+    let width = BASE64_WRAP_WIDTHS
+        .contains(&run.len())
+        .then_some(run.len())?;
+    let hex_only = run.iter().all(u8::is_ascii_hexdigit);
+    (is_base64_line(run) && !hex_only && !run.ends_with(b"=")).then_some(width)
+}
+
+/// Whether a line shorter than the wrap width is the last piece of a base64 run rather than
+/// a word after it (`Done`): padded, or mixing cases with digits or `+/`.
+fn looks_like_base64_tail(line: &[u8]) -> bool {
+    let has = |test: fn(&u8) -> bool| line.iter().any(test);
+    line.ends_with(b"=")
+        || (has(u8::is_ascii_uppercase)
+            && has(u8::is_ascii_lowercase)
+            && has(|b| b.is_ascii_digit() || b"+/".contains(b)))
+}
+
+/// Whether a line is nothing but base64 (either alphabet), padding at its end at most.
+fn is_base64_line(line: &[u8]) -> bool {
+    let body = line
+        .strip_suffix(b"==")
+        .or_else(|| line.strip_suffix(b"="))
+        .unwrap_or(line);
+    !body.is_empty()
+        && body
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"+/_-".contains(&b))
 }
 
 /// The shortest private key body in base64: a PKCS#8 Ed25519 key (48 bytes).

@@ -36,6 +36,10 @@ pub struct AssignmentSpec {
     pub non_secret_tails: Vec<String>,
     /// A key holding one of these words anywhere is not a credential (`csrf_token`, `max_tokens`).
     pub non_secret_words: Vec<String>,
+    /// A word right before a key's last word that makes the key no credential: `next token`
+    /// (pagination), `primary key`, `sort key` (database keys).
+    #[serde(default)]
+    pub non_secret_qualifiers: Vec<String>,
     /// Whole values that are no secret (`null`, `required`, `changeme`), case-insensitive.
     pub stop_values: Vec<String>,
     /// A value made only of these words (and separators) is a placeholder (`your-api-key-here`).

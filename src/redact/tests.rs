@@ -19,6 +19,26 @@ const CASES: &[(&str, &str, &str)] = &[
         "redis-cli -h cache.internal -a $REDIS_PASSWORD INFO",
     ),
     (
+        "sql-set-password",
+        "SET PASSWORD FOR 'app'@'%' = «'{a12}'»;",
+        "SET PASSWORD FOR 'app'@'%' = :new_password;",
+    ),
+    (
+        "redis-auth-password",
+        "127.0.0.1:6379> AUTH default «{a16}»",
+        "127.0.0.1:6379> AUTH $REDIS_PASSWORD",
+    ),
+    (
+        "oracle-connect-password",
+        "sqlplus -s app/«{a12}»@db.internal:1521/ORCL",
+        "sqlplus / as sysdba",
+    ),
+    (
+        "cli-login-token",
+        "wandb login «{h40}»",
+        "wandb login --relogin",
+    ),
+    (
         "cli-password-argument",
         "htpasswd -b -c .htpasswd admin «{a12}#»",
         "htpasswd -c .htpasswd admin",
@@ -757,6 +777,7 @@ fn class_chars(class: char) -> &'static [u8] {
         'a' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
         'L' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
         'h' => b"0123456789abcdef",
+        'H' => b"0123456789ABCDEF",
         'd' => b"0123456789",
         'U' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
         'l' => b"abcdefghijklmnopqrstuvwxyz0123456789",
