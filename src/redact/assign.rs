@@ -212,7 +212,11 @@ impl Grammar {
                 Some(b' ' | b'\t') => skip_blanks(line, pos),
                 _ => return None,
             };
-            if line.get(value_at).is_none_or(|&b| b == b'-') {
+            // After a blank a `-` starts the next option; after `=` it is the value's.
+            if line
+                .get(value_at)
+                .is_none_or(|&b| b == b'-' && value_at > pos + 1)
+            {
                 return None;
             }
             return self.value_at(line, value_at, class, false, ValueEnds::Anywhere, None);
@@ -345,13 +349,23 @@ impl Grammar {
                 return None;
             }
         }
-        if *operator == b"=" && line.get(operator_end) == Some(&b'~') {
+        // Ruby's and Perl's match `token =~ /…/`, and comparisons, stand between blanks; glued
+        // to the key they are an `=` and the value's first characters (`PASSWORD==xF=&~W`).
+        let spaced =
+            is_blank(line[pos - 1]) || line.get(operator_end).copied().is_some_and(is_blank);
+        let (operator, operator_end): (&[u8], usize) =
+            if matches!(*operator, b"==" | b"===") && !spaced {
+                (b"=", pos + 1)
+            } else {
+                (operator, operator_end)
+            };
+        if operator == b"=" && line.get(operator_end) == Some(&b'~') && spaced {
             return None;
         }
         let value_at = skip_blanks(line, operator_end);
         // A comparison with a literal (`if token == "…"`) shows the secret; one with a name
         // (`if password == confirm_password:`) is code.
-        if matches!(*operator, b"==" | b"===") && !starts_string(line, value_at) {
+        if matches!(operator, b"==" | b"===") && !starts_string(line, value_at) {
             return None;
         }
         // In a query string (`?token=…&next=…`) the value ends at the next `&`.
@@ -363,7 +377,7 @@ impl Grammar {
         };
         let config_line = is_config_line(line, start);
         // `"db_password": {` ending the line, or `{ "sensitive": true, "value": "…" }`.
-        if line.get(value_at) == Some(&b'{') && *operator != b"=>" {
+        if line.get(value_at) == Some(&b'{') && operator != b"=>" {
             let inside = value_at + 1;
             if line[inside..].iter().all(|&b| is_blank(b) || b == b'\r') {
                 return Some(Found::Pending(Pending::ValueField {
@@ -372,10 +386,13 @@ impl Grammar {
                     lines_left: VALUE_FIELD_REACH,
                 }));
             }
-            let field = find_value_field(line, inside)?;
-            return self.field_value(line, field, class);
+            // `{ "sensitive": true, "value": "…" }`; without a `value` field the `{` is the
+            // first character of the value (`password={Qr>D-]C7`).
+            if let Some(field) = find_value_field(line, inside) {
+                return self.field_value(line, field, class);
+            }
         }
-        if (*operator == b":" || *operator == b"=")
+        if (operator == b":" || operator == b"=")
             && let Some(indent) = block_scalar(line, value_at)
         {
             return Some(Found::Pending(Pending::BlockScalar {
@@ -414,13 +431,25 @@ impl Grammar {
         }
         let first = *line.get(at)?;
         if is_quote(first) {
-            let (inner, _) = quoted_value(line, at, escaped_quote);
-            let value = trim_end(line, inner.start, inner.end);
+            let (inner, after) = quoted_value(line, at, escaped_quote);
+            let mut value = trim_end(line, inner.start, inner.end);
+            if !escaped_quote {
+                value.end = shell_word_end(line, value.end, after);
+            }
             return self
                 .plausible(&line[value.clone()], class, true)
                 .then_some(Found::Value(value));
         }
-        let (mut value, mut stop) = unquoted_value(line, at, ends);
+        let (mut value, mut stop) = unquoted_value(line, at, ends, opened_by.is_some());
+        // A password with blanks in it on a config line (`password: kCbekA Nd0f0Rpz`): the
+        // words after the first are its own when they look typed at random, not prose.
+        if class == KeyClass::Password
+            && stop.is_some_and(is_blank)
+            && let Some(end) = random_words_after(line, value.end)
+        {
+            value.end = end;
+            stop = line.get(end).copied();
+        }
         // A connection string (`Server=db;User ID=app;Password=…;Encrypt=True`): the value
         // ends where the next `Key=` pair begins, and the string's quote may close it.
         let in_pairs =
@@ -556,6 +585,9 @@ impl Grammar {
             KeyClass::Weak => WEAK_KEY_MIN_LENGTH,
         };
         if length < minimum || is_masked_or_templated(value) || has_alphabet_run(value) {
+            return false;
+        }
+        if is_rule_list(value) {
             return false;
         }
         // A value SOPS encrypted (`ENC[AES256_GCM,data:…,type:str]`) is ciphertext.
@@ -1009,6 +1041,24 @@ impl Grammar {
     }
 }
 
+/// Whether `value` is a list of validation rules (Laravel's `required|string|min:8`): names of
+/// lower-case letters, each perhaps with `:` arguments, joined by `|`.
+fn is_rule_list(value: &[u8]) -> bool {
+    let is_rule = |rule: &[u8]| {
+        let name_len = rule
+            .iter()
+            .take_while(|&&b| b.is_ascii_lowercase() || b == b'_')
+            .count();
+        name_len >= 3
+            && (name_len == rule.len()
+                || (rule[name_len] == b':'
+                    && rule[name_len + 1..]
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b",._".contains(&b))))
+    };
+    memchr::memchr(b'|', value).is_some() && value.split(|&b| b == b'|').all(is_rule)
+}
+
 /// Whether most of `value` is pronounceable words of four letters or more: an identifier or
 /// prose (`AgencyIdentificationCodeContentType`), where random text breaks into fragments.
 fn is_wordy(value: &[u8]) -> bool {
@@ -1255,7 +1305,11 @@ fn block_scalar(line: &[u8], at: usize) -> Option<usize> {
     if indicator != b'|' && indicator != b'>' {
         return None;
     }
-    let tail_end = tail.iter().position(|&b| b == b'#').unwrap_or(tail.len());
+    // A comment needs a blank before it: `|#%><kD>` is a password.
+    let tail_end = tail
+        .windows(2)
+        .position(|pair| is_blank(pair[0]) && pair[1] == b'#')
+        .unwrap_or(tail.len());
     tail[..tail_end]
         .iter()
         .all(|&b| b == b'-' || b == b'+' || b.is_ascii_digit() || is_blank(b))
@@ -1309,14 +1363,22 @@ fn quoted_value(line: &[u8], at: usize, escaped_quote: bool) -> (Range<usize>, u
 
 /// An unquoted value from `at`: to a blank, a quote, an escape sequence (`\n` inside a JSON
 /// string), or a closing tag; then without trailing `;`/`,` and unbalanced closing brackets.
-fn unquoted_value(line: &[u8], at: usize, ends: ValueEnds) -> (Range<usize>, Option<u8>) {
+fn unquoted_value(
+    line: &[u8],
+    at: usize,
+    ends: ValueEnds,
+    in_string: bool,
+) -> (Range<usize>, Option<u8>) {
     let mut end = at;
     while end < line.len() {
         let byte = line[end];
+        // Outside a string a backslash is a character of the value (`pass\tword`).
         let stops = is_blank(byte)
             || is_quote(byte)
-            || (byte == b'\\' && line.get(end + 1).is_some_and(|b| b"nrt\"'\\".contains(b)))
-            || (byte == b'<' && line.get(end + 1) == Some(&b'/'))
+            || (in_string
+                && byte == b'\\'
+                && line.get(end + 1).is_some_and(|b| b"nrt\"'\\".contains(b)))
+            || (byte == b'<' && closing_tag_at(line, end))
             || (byte == b'&' && matches!(ends, ValueEnds::Query));
         if stops {
             break;
@@ -1343,6 +1405,66 @@ fn unquoted_value(line: &[u8], at: usize, ends: ValueEnds) -> (Range<usize>, Opt
         end -= 1;
     }
     (at..end, stop)
+}
+
+/// Whether a closing tag (`</password>`, `</ns:key>`) starts at `at`: a `<` inside a random
+/// value (`t</vU/Z]{N`) is a character of it.
+fn closing_tag_at(line: &[u8], at: usize) -> bool {
+    let Some(name) = line
+        .get(at + 2..)
+        .filter(|_| line.get(at + 1) == Some(&b'/'))
+    else {
+        return false;
+    };
+    let length = name
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b"_-.:".contains(&b))
+        .count();
+    length > 0 && name[0].is_ascii_alphabetic() && name.get(length) == Some(&b'>')
+}
+
+/// Where a shell word that began with a quoted piece ending at `end` (its closing quote ends at
+/// `after`) ends: pieces glued to it belong to the same word (`'abc'\''def'`, `"abc"'def'`,
+/// YAML's `'it''s'`). Returns `end` when nothing is glued on.
+fn shell_word_end(line: &[u8], end: usize, after: usize) -> usize {
+    let (mut end, mut pos) = (end, after);
+    loop {
+        match line.get(pos) {
+            Some(&quote) if is_quote(quote) => {
+                let (piece, next) = quoted_value(line, pos, false);
+                if next > line.len() || piece.end == line.len() {
+                    return end;
+                }
+                end = piece.end;
+                pos = next;
+            }
+            Some(b'\\') if line.get(pos + 1).copied().is_some_and(is_quote) => {
+                end = pos + 2;
+                pos += 2;
+            }
+            _ => return end,
+        }
+    }
+}
+
+/// The end of the blank-separated words after a value ending at `end` when they are all that
+/// is left of the line (a comment aside), at most two, and each looks typed at random
+/// (digits, or capitals after its first letter): `kCbekA Nd0f0Rpz`, not `then press enter`.
+fn random_words_after(line: &[u8], end: usize) -> Option<usize> {
+    let rest_end = memchr::memmem::find(&line[end..], b" #").map_or(line.len(), |i| end + i);
+    let rest = &line[end..rest_end];
+    let words: Vec<&[u8]> = rest
+        .split(|&b| is_blank(b))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let random = |word: &[u8]| {
+        word.len() >= 4
+            && word.iter().all(|&b| b.is_ascii_graphic() && !is_quote(b))
+            && (word.iter().any(u8::is_ascii_digit) || word[1..].iter().any(u8::is_ascii_uppercase))
+            && !word.iter().any(|&b| b"=:".contains(&b))
+    };
+    (!words.is_empty() && words.len() <= 2 && words.iter().all(|word| random(word)))
+        .then(|| trim_end(line, end, rest_end).end)
 }
 
 /// Where `;Key=` (the next pair of a connection string) starts in `value`: a `;` followed by
@@ -1395,8 +1517,10 @@ fn looks_like_code(value: &[u8]) -> bool {
     // that opens an expression; a sigil before random text is the first character of a
     // password (`@LjnOHP,~FoAC`, `!KCO8Ba30`).
     if let Some(&first) = value.first() {
+        // A bracket that opens an expression closes in it (`[DataRequired()]`, `{ x: 1 }`,
+        // `(a, b)`); one that never closes starts a password (`(mtG9mo]j>}y~`).
         if b"([{<".contains(&first) {
-            return true;
+            return closes_first_bracket(value);
         }
         if b"$@%&*!".contains(&first) {
             let rest = &value[value.iter().take_while(|b| b"$@%&*!".contains(b)).count()..];
@@ -1430,8 +1554,14 @@ fn looks_like_code(value: &[u8]) -> bool {
     match value.get(identifier_end) {
         // `getPassword()`, `os.getenv(` (the value stops at the quote), `args[0]`; but not
         // `a1b2[c3]d4e5`.
-        Some(b'(' | b'[') => value.last().is_some_and(|b| b"()[]".contains(b)),
-        Some(b':') => value.get(identifier_end + 1) == Some(&b':'),
+        Some(b'(' | b'[') => closes_first_bracket(&value[identifier_end..]),
+        // A path `a::b` goes on with a name (`n::@q|` is a password).
+        Some(b':') => {
+            value.get(identifier_end + 1) == Some(&b':')
+                && value
+                    .get(identifier_end + 2)
+                    .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+        }
         Some(b'.') => {
             // A chain of identifiers only: `process.env.TOKEN`, `self.token`.
             // Names are words; a part with many digits (`pat.qmzj8f2wfa4i2i861.…`) is a token.
@@ -1451,11 +1581,19 @@ fn looks_like_code(value: &[u8]) -> bool {
 
 /// Masks and templates: `${VAR}`, `{{ secrets.X }}`, `$(cmd)`, `<password>`, `[PASSWORD]`,
 /// `%s`, `****`, `xxxx`, `…`, and redaction markers (this redactor's own included).
-fn is_masked_or_templated(value: &[u8]) -> bool {
+pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
     let contains = |needle: &[u8]| memchr::memmem::find(value, needle).is_some();
     let lower = value.to_ascii_lowercase();
-    let wrapped =
-        |open: u8, close: u8| value.first() == Some(&open) && value.last() == Some(&close);
+    // `<password>`, `[PASSWORD]`, `{token}`, `%DB_PASS%`: a name in brackets, not random
+    // symbols that happen to start and end with them (`<<ar7;7mc#=q>`).
+    let wrapped = |open: u8, close: u8| {
+        value.len() >= 2
+            && value.first() == Some(&open)
+            && value.last() == Some(&close)
+            && value[1..value.len() - 1]
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b" _-.:|$".contains(&b))
+    };
     if template_opens(value, b"${", |b| {
         b.is_ascii_alphabetic() || b"_{:".contains(&b)
     }) || template_opens(value, b"{{", |b| {
@@ -1478,19 +1616,91 @@ fn is_masked_or_templated(value: &[u8]) -> bool {
     {
         return true;
     }
-    // `$VAR`, `%s`
-    matches!(value, [b'$', next, ..] if next.is_ascii_alphabetic() || *next == b'_')
-        || matches!(value, [b'%', b's' | b'd' | b'v'])
+    // `$VAR`, `$HOME/.netrc`, `%s`; a `$` before random symbols starts a password (`$B-F?./g1;`).
+    let is_variable = matches!(value, [b'$', next, ..] if next.is_ascii_alphabetic() || *next == b'_')
+        && value[1..]
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"_/.:-".contains(&b));
+    is_variable || matches!(value, [b'%', b's' | b'd' | b'v']) || has_angle_placeholder(value)
+}
+
+/// Whether `value` is one bracketed expression: the bracket it starts with closes, brackets
+/// nesting by kind, at its end or before a call, index or member (`[DataRequired()]`,
+/// `{ x: 1 }`, `(a).b`). A bracket that never closes, or closes early, is the first
+/// character of a password (`(mtG9mo]j>}y~`, `<>?EzW)|4N`).
+fn closes_first_bracket(value: &[u8]) -> bool {
+    let closer = |open: u8| match open {
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        _ => b'>',
+    };
+    let mut expected: Vec<u8> = Vec::new();
+    for (index, &byte) in value.iter().enumerate() {
+        match byte {
+            b'(' | b'[' | b'{' | b'<' => expected.push(closer(byte)),
+            b')' | b']' | b'}' | b'>' => {
+                if expected.pop() != Some(byte) {
+                    return false;
+                }
+                if expected.is_empty() {
+                    let inner = &value[1..index];
+                    // Code inside: names, literals and separators (`[DataRequired()]`,
+                    // `{ x: 1 }`); `{5@n_r$C=!lmG}` is a password.
+                    let code_inside = inner.iter().any(|&b| is_blank(b))
+                        || inner
+                            .iter()
+                            .all(|&b| b.is_ascii_alphanumeric() || b"_.,:()[]{}'\"".contains(&b));
+                    return code_inside
+                        && value
+                            .get(index + 1)
+                            .is_none_or(|next| b".([".contains(next));
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `<word>` inside a value (`admin:<password>`, `sk-<your key>`): a placeholder to fill in.
+fn has_angle_placeholder(value: &[u8]) -> bool {
+    memchr::memchr_iter(b'<', value).any(|at| {
+        let inner = &value[at + 1..];
+        let length = inner
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphabetic() || b" _-.".contains(&b))
+            .count();
+        // One case, as a placeholder is written (`<password>`, `<API_TOKEN>`); `<SZrnex>` is
+        // a piece of a random password.
+        let name = &inner[..length];
+        let one_case =
+            !name.iter().any(u8::is_ascii_uppercase) || !name.iter().any(u8::is_ascii_lowercase);
+        // Of words: each part of two letters or more has a vowel (`<y_qkh>` is random).
+        let words = name
+            .split(|&b| b" _-.".contains(&b))
+            .filter(|part| part.len() >= 2)
+            .all(|part| part.iter().any(|b| b"aeiouAEIOU".contains(b)));
+        let letters = name.iter().filter(|b| b.is_ascii_alphabetic()).count();
+        letters >= 3 && one_case && words && inner.get(length) == Some(&b'>')
+    })
 }
 
 /// Whether `opener` occurs in `value` followed by a byte that starts a template's content
 /// (`${VAR}`, `{{ secrets.X }}`, `$(cat f)`, `<%= x %>`): the same two bytes inside random
 /// text (`x${%/q`, `{{#`) are part of a password.
 fn template_opens(value: &[u8], opener: &[u8], starts_content: impl Fn(u8) -> bool) -> bool {
+    // The closer the opener's last byte calls for: `}` for `${`/`{{`, `)` for `$(`, `%` for `<%`.
+    let closer: &[u8] = match opener {
+        b"{{" => b"}}",
+        b"<%" => b"%>",
+        [.., b'('] => b")",
+        _ => b"}",
+    };
     memchr::memmem::find_iter(value, opener).any(|at| {
-        value
-            .get(at + opener.len())
-            .is_some_and(|&next| starts_content(next))
+        let content = at + opener.len();
+        value.get(content).is_some_and(|&next| starts_content(next))
+            && memchr::memmem::find(&value[content..], closer).is_some()
     })
 }
 
@@ -1525,14 +1735,28 @@ pub(crate) fn has_alphabet_run(value: &[u8]) -> bool {
 }
 
 fn is_path(value: &[u8]) -> bool {
-    value.starts_with(b"/")
-        || value.starts_with(b"./")
-        || value.starts_with(b"../")
-        || value.starts_with(b"~/")
-        || (value.len() > 2
-            && value[0].is_ascii_alphabetic()
-            && value[1] == b':'
-            && matches!(value[2], b'\\' | b'/'))
+    // Names of files and directories; a symbol such as `*|;?[]` makes it a password (`/B*|-w;?`).
+    let path_characters = value
+        .iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b"/\\._-~+@:%=".contains(&b));
+    // One name after a slash that mixes capitals, small letters and digits is typed at random
+    // (`/uQy_W4z3n-qYI`), where directories and files have names.
+    let classes = CharClasses::of(value);
+    let random_name = value.starts_with(b"/")
+        && !value[1..].contains(&b'/')
+        && classes.upper
+        && classes.lower
+        && classes.digit;
+    path_characters
+        && !random_name
+        && (value.starts_with(b"/")
+            || value.starts_with(b"./")
+            || value.starts_with(b"../")
+            || value.starts_with(b"~/")
+            || (value.len() > 2
+                && value[0].is_ascii_alphabetic()
+                && value[1] == b':'
+                && matches!(value[2], b'\\' | b'/')))
 }
 
 /// Letters with optional `_ - .` separators shaped like a name: `camelCase`, `PascalCase`,

@@ -1168,6 +1168,7 @@ impl Redactor {
         // A run like `abcdefghij` is typed, not generated: documentation fills a format's
         // shape with the alphabet (`AIzaSyabcdefghijklmnopqrstuvwxyz1234567`).
         if self.table().placeholders.is_match(secret)
+            || assign::is_masked_or_templated(secret)
             || rule.allow.is_match(secret)
             || assign::has_alphabet_run(secret)
         {

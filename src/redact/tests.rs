@@ -778,6 +778,8 @@ fn class_chars(class: char) -> &'static [u8] {
         'L' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
         'h' => b"0123456789abcdef",
         'H' => b"0123456789ABCDEF",
+        // A password's printable symbols (no quotes, backslash or blank): `DB_PASSWORD=<>?EzW)|4N`.
+        'p' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&*+,-./:;<=>?@[]^_{|}~()",
         'd' => b"0123456789",
         'U' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
         'l' => b"abcdefghijklmnopqrstuvwxyz0123456789",
