@@ -532,7 +532,15 @@ impl Grammar {
 
     /// Whether `key` (without quotes or dashes) names a secret, and which kind.
     pub(crate) fn classify_key(&self, key: &[u8]) -> Option<KeyClass> {
-        let words = split_words(key);
+        let mut words = split_words(key);
+        // A version or index ends no name: `PuTTY-User-Key-File-3` ends in `file`.
+        while words.len() > 1
+            && words
+                .last()
+                .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        {
+            words.pop();
+        }
         let last = words.last()?;
         let before_last = words.len().checked_sub(2).map(|i| words[i].as_str());
         // A documented key is one whatever its words say (`ASP.NET_SessionId` ends in `id`).
@@ -636,6 +644,11 @@ impl Grammar {
             .all(|b| b.is_ascii_alphabetic() || b"_-.".contains(b))
             && is_identifier_shaped(value)
         {
+            return false;
+        }
+        // Words of a language: a label or its translation in a locale file (`"password":
+        // "Kennwort"`, `"Contraseña"`, `"Reset your password"`), not a password.
+        if is_label(value) {
             return false;
         }
         let classes = CharClasses::of(value);
@@ -1039,6 +1052,33 @@ impl Grammar {
             .count();
         !has_operator && words <= 3
     }
+}
+
+/// Whether `value` is words as a label is written: a capitalised word (`Kennwort`), words
+/// with a capitalised one or ending a sentence (`Mot de passe`, `Forgot password?`), or letters
+/// of another script (`Пароль`, `密码`). A passphrase of small words
+/// (`correct horse battery`) is none.
+fn is_label(value: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(value) else {
+        return false;
+    };
+    let text = text.trim_end_matches(['?', '.', '!', ':']);
+    let ends_sentence = text.len() < value.len();
+    let words: Vec<&str> = text.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+    if words.is_empty()
+        || !words.iter().all(|word| {
+            word.chars()
+                .all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+        })
+    {
+        return false;
+    }
+    let capitalised = |word: &str| {
+        let mut chars = word.chars();
+        chars.next().is_some_and(char::is_uppercase) && chars.all(|c| !c.is_uppercase())
+    };
+    let other_script = !text.is_ascii();
+    other_script || ends_sentence || words.iter().any(|word| capitalised(word))
 }
 
 /// Whether `value` is a list of validation rules (Laravel's `required|string|min:8`): names of
@@ -1606,7 +1646,9 @@ pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
         || contains("…".as_bytes())
         || contains("•".as_bytes())
         || contains(b"###")
-        || memchr::memmem::find(&lower, b"xxxx").is_some()
+        // A mask is written in one case (`xxxx`, `XXXX`); `Xxxx` is four letters of a token.
+        || contains(b"xxxx")
+        || contains(b"XXXX")
         || memchr::memmem::find(&lower, b"[redacted").is_some()
         || memchr::memmem::find(&lower, b"<redacted").is_some()
         || wrapped(b'<', b'>')

@@ -1079,6 +1079,26 @@ impl<'r> Scanner<'r> {
                 }
             }
         }
+        // A match inside a larger value the assignment grammar read (whose ends are its
+        // quotes or the syntax around it) is part of that secret: the `sig=` of a SAS token
+        // assigned whole to a key. The whole value goes, so no piece of it is left.
+        let contained = |span: &Span, all: &[Span]| {
+            all.iter().any(|other| {
+                other.start <= span.start
+                    && span.end <= other.end
+                    && other.end - other.start > span.end - span.start
+                    && redactor.rule(other.rule).recognizer == Some(Recognizer::Assignment)
+            })
+        };
+        let inner: Vec<bool> = candidates
+            .iter()
+            .map(|span| contained(span, candidates))
+            .collect();
+        let mut index = 0;
+        candidates.retain(|_| {
+            index += 1;
+            !inner[index - 1]
+        });
         // Earlier rules win overlaps: specific formats are listed before the catch-alls.
         candidates.sort_unstable_by_key(|span| (span.rule, span.start));
         self.spans.clear();
@@ -1226,8 +1246,9 @@ fn is_base64_line(line: &[u8]) -> bool {
             .all(|&b| b.is_ascii_alphanumeric() || b"+/_-".contains(&b))
 }
 
-/// The shortest private key body in base64: a PKCS#8 Ed25519 key (48 bytes).
-const MIN_KEY_BODY: usize = 64;
+/// The shortest private key body in base64 a block rule knows: the private part of a PuTTY
+/// Ed25519 key (36 bytes; a PKCS#8 Ed25519 PEM body is 48).
+const MIN_KEY_BODY: usize = 48;
 
 /// Base64 shorter than this (18 bytes decoded) holds no credential file worth decoding.
 const MIN_BASE64_DUMP: usize = 24;

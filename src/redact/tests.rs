@@ -19,6 +19,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "redis-cli -h cache.internal -a $REDIS_PASSWORD INFO",
     ),
     (
+        "infisical-service-token",
+        "INFISICAL_TOKEN=«st.{uuid}.{h32}.{h32}»",
+        "st.{uuid}.{h32}",
+    ),
+    (
         "sql-set-password",
         "SET PASSWORD FOR 'app'@'%' = «'{a12}'»;",
         "SET PASSWORD FOR 'app'@'%' = :new_password;",
@@ -339,12 +344,12 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "slack-webhook-url",
-        "https://«hooks.slack.com/services/T{U9}/B{U9}/{a24}»",
+        "«https://hooks.slack.com/services/T{U9}/B{U9}/{a24}»",
         "https://hooks.slack.com/services/T{U9}/B{U9}/XXXXXXXXXXXXXXXXXXXXXXXX",
     ),
     (
         "discord-webhook-url",
-        "https://discord.com/api/webhooks/{d18}/«{u68}»",
+        "«https://discord.com/api/webhooks/{d18}/{u68}»",
         "https://discord.com/api/webhooks/{d18}/{u10}",
     ),
     (
@@ -360,32 +365,32 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "teams-webhook-url",
-        "https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/«{h32}/{uuid}»",
+        "«https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/{h32}/{uuid}»",
         "https://contoso.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/",
     ),
     (
         "google-chat-webhook-url",
-        "https://chat.googleapis.com/v1/spaces/AB{a9}/messages?key={a10}&token=«{u43}%3D»",
+        "«https://chat.googleapis.com/v1/spaces/AB{a9}/messages?key={a10}&token={u43}%3D»",
         "https://chat.googleapis.com/v1/spaces/AB{a9}/messages?key=k&token=short",
     ),
     (
         "zapier-webhook-url",
-        "https://hooks.zapier.com/hooks/catch/{d7}/«{l7}»/",
+        "«https://hooks.zapier.com/hooks/catch/{d7}/{l7}/»",
         "https://hooks.zapier.com/hooks/catch/{d7}/",
     ),
     (
         "mattermost-webhook-url",
-        "https://mattermost.acme.io/hooks/«{l26}»",
+        "«https://mattermost.acme.io/hooks/{l26}»",
         "https://mattermost.acme.io/hooks/{l10}",
     ),
     (
         "dingtalk-webhook-url",
-        "https://oapi.dingtalk.com/robot/send?access_token=«{h64}»",
+        "«https://oapi.dingtalk.com/robot/send?access_token={h64}»",
         "https://oapi.dingtalk.com/robot/send?access_token=${DINGTALK_TOKEN}",
     ),
     (
         "feishu-webhook-url",
-        "https://open.feishu.cn/open-apis/bot/v2/hook/«{uuid}»",
+        "«https://open.feishu.cn/open-apis/bot/v2/hook/{uuid}»",
         "https://open.feishu.cn/open-apis/bot/v2/hook/<hook-id>",
     ),
     ("sendgrid-api-key", "«SG.{u22}.{u43}» ", "SG.{u10}.{u10} "),

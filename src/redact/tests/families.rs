@@ -170,9 +170,9 @@ const LEAKS: &[(&str, &[&str])] = &[
             "SLACK_BOT_TOKEN=«xoxb-{d11}-{d12}-{a24}»",
             "«xoxp-{d11}-{d11}-{d12}-{h32}»",
             "«xapp-1-A{U10}-{d13}-{h64}»",
-            "webhook: https://«hooks.slack.com/services/T{U8}/B{U10}/{a24}»",
+            "webhook: «https://hooks.slack.com/services/T{U8}/B{U10}/{a24}»",
             "DISCORD_TOKEN=«MT{a24}.{u6}.{u38}»",
-            "https://discord.com/api/webhooks/{d18}/«{u68}»",
+            "«https://discord.com/api/webhooks/{d18}/{u68}»",
             "TELEGRAM_BOT_TOKEN=«{d10}:AA{u33}»",
             "stripe.api_key = \"«sk_live_{a99}»\"",
             "«rk_live_{a99}»",
@@ -1291,4 +1291,21 @@ fn a_base64_dump_wrapped_over_lines_is_redacted_on_every_line() {
     let (text, _) = expand("api_token = {h64}\n{h64}", "none", 9410);
     let output = redactor().redact(&text).text;
     assert!(output.ends_with(&text[text.len() - 64..]), "{output:?}");
+}
+
+#[test]
+fn a_putty_key_file_loses_its_private_lines_and_keeps_its_public_ones() {
+    let (file, _) = expand(
+        "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAI{b40}\n{b20}\nPrivate-Lines: 1\nAAAAI{b43}\nPrivate-MAC: {h64}\n",
+        "none",
+        9500,
+    );
+    let private = file.lines().nth(7).expect("the private line");
+    let output = redactor().redact(&file).text;
+    assert!(leaked_piece(&output, private).is_none(), "{output}");
+    assert!(
+        output.contains("Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5"),
+        "{output}"
+    );
+    assert!(output.contains("[REDACTED:putty-private-key]"), "{output}");
 }
