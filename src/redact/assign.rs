@@ -490,7 +490,20 @@ impl Grammar {
         }
         pos = skip_blanks(line, pos);
         if line.get(pos) == Some(&b',') {
-            let field = find_value_field(line, pos + 1)?;
+            // `"name": "db-password",` ending the line: the `value` field is below (Azure Key
+            // Vault's and SSM's JSON).
+            let Some(field) = find_value_field(line, pos + 1) else {
+                return line[pos + 1..]
+                    .iter()
+                    .all(|&b| is_blank(b) || b == b'\r')
+                    .then(|| {
+                        Found::Pending(Pending::ValueField {
+                            min_indent: indentation(line[..start].trim_ascii_end()),
+                            class,
+                            lines_left: VALUE_FIELD_REACH,
+                        })
+                    });
+            };
             return self.field_value(line, field, class);
         }
         // XML: `<property name="db.password" value="…"/>`, `<property name="password">…<`.
@@ -722,27 +735,40 @@ fn directive_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>
     .then_some(value_start..value_end)
 }
 
-/// The value in the next cell of a Markdown table row whose cell holds only the key at
-/// `start..end` (`| Password | `…` |`, `| **DB_PASSWORD** | … |`); code marks and emphasis
-/// around either are no part of them.
+/// The value in the next cell of a table row whose cell holds only the key at `start..end`:
+/// Markdown (`| Password | `…` |`, `| **DB_PASSWORD** | … |`) or drawn with box characters as
+/// CLIs print tables (`│ DB_PASSWORD │ … │`). Code marks and emphasis around either are no
+/// part of them.
 fn table_cell_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
+    const SEPARATORS: [&[u8]; 3] = [b"|", "│".as_bytes(), "┃".as_bytes()];
+    let separator_at = |at: usize| {
+        SEPARATORS
+            .iter()
+            .find(|sep| line[at..].starts_with(sep))
+            .map(|sep| sep.len())
+    };
+    let separator_before = |at: usize| {
+        SEPARATORS
+            .iter()
+            .find(|sep| line[..at].ends_with(sep))
+            .map(|sep| sep.len())
+    };
     let is_mark = |b: u8| is_blank(b) || b == b'`' || b == b'*';
     let mut before = start;
     while before > 0 && is_mark(line[before - 1]) {
         before -= 1;
     }
-    if before == 0 || line[before - 1] != b'|' || !line[..before - 1].iter().all(|&b| is_blank(b)) {
+    let opening = separator_before(before)?;
+    if !line[..before - opening].iter().all(|&b| is_blank(b)) {
         return None;
     }
     let mut after = end;
     while after < line.len() && is_mark(line[after]) {
         after += 1;
     }
-    if line.get(after) != Some(&b'|') {
-        return None;
-    }
-    let cell_end = memchr::memchr(b'|', &line[after + 1..]).map(|i| after + 1 + i)?;
-    let mut value_start = after + 1;
+    let value_start = after + separator_at(after)?;
+    let cell_end = (value_start..line.len()).find(|&at| separator_at(at).is_some())?;
+    let mut value_start = value_start;
     let mut value_end = cell_end;
     while value_start < value_end && is_mark(line[value_start]) {
         value_start += 1;
@@ -1239,6 +1265,18 @@ fn indentation(line: &[u8]) -> usize {
 /// `"Name": "`, `name = "`, `ParameterKey=`.
 fn names_an_entry(line: &[u8], start: usize) -> bool {
     let mut pos = start;
+    // A name that is a path, the key its last part (`"Name": "/prod/db/password"`).
+    let mut in_path = pos;
+    while in_path > 0 && (is_key_byte(line[in_path - 1]) || line[in_path - 1] == b'/') {
+        in_path -= 1;
+    }
+    if in_path < pos
+        && line[in_path..pos].contains(&b'/')
+        && in_path > 0
+        && is_quote(line[in_path - 1])
+    {
+        pos = in_path;
+    }
     if pos > 0 && is_quote(line[pos - 1]) {
         pos -= 1;
     }
