@@ -610,7 +610,7 @@ fn redaction() -> String {
             format!(
                 "        RuleSpec {{ id: {}, description: String::new(), keywords: {}, regex: {}, \
                  recognizer: {}, entropy: {:?}, allow: {}, reject_secret: {}, reject_match: {}, \
-                 block_begin: {}, block_end: {}, block_line: {}, marker: {}, shape: {} }},\n",
+                 block_begin: {}, block_end: {}, block_line: {}, marker: {}, shape: {}, judged_as: {} }},\n",
                 owned(&rule.id),
                 strings(&rule.keywords),
                 owned(&rule.regex),
@@ -624,6 +624,7 @@ fn redaction() -> String {
                 option(rule.block_line.as_deref().map(owned)),
                 option(rule.marker.as_deref().map(owned)),
                 option(rule.shape.as_deref().map(owned)),
+                option(rule.judged_as.as_deref().map(owned)),
             )
         })
         .collect();

@@ -1632,6 +1632,16 @@ fn looks_like_code(value: &[u8]) -> bool {
     match value.get(identifier_end) {
         // `getPassword()`, `os.getenv(` (the value stops at the quote), `args[0]`; but not
         // `a1b2[c3]d4e5`.
+        // A call of a named function, whose arguments the blank after the first one cut
+        // (`crypt($1, …)`).
+        Some(b'(')
+            if identifier_end >= 3
+                && value[..identifier_end]
+                    .iter()
+                    .all(|&b| b.is_ascii_lowercase() || b == b'_') =>
+        {
+            true
+        }
         Some(b'(' | b'[') => closes_first_bracket(&value[identifier_end..]),
         // A path `a::b` goes on with a name (`n::@q|` is a password).
         Some(b':') => {

@@ -1194,6 +1194,16 @@ impl Redactor {
         {
             return false;
         }
+        // A word or a default as a URL's password (`postgres://user:password@…`).
+        if rule.judged_as_password
+            && !self
+                .table()
+                .assignment
+                .as_ref()
+                .is_some_and(|grammar| grammar.plausible(secret, assign::KeyClass::Password, false))
+        {
+            return false;
+        }
         !rule
             .reject_secret
             .iter()

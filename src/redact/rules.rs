@@ -72,6 +72,8 @@ pub(crate) struct Rule {
     pub recognizer: Option<Recognizer>,
     /// See [`Rule::anchored`].
     pub anchored: OnceLock<Option<Anchored>>,
+    /// The secret must also be plausible as a password to the assignment grammar.
+    pub judged_as_password: bool,
 }
 
 /// Built-in recognizers a rule can name (`recognizer = "…"`).
@@ -200,7 +202,9 @@ fn from_file(origin: &str, file: RulesFile, validation: Validation) -> Result<Ru
     }
     let assignment = file.assignment.as_ref().map(Grammar::new);
     if assignment.is_none()
-        && let Some(rule) = rules.iter().find(|rule| rule.recognizer.is_some())
+        && let Some(rule) = rules
+            .iter()
+            .find(|rule| rule.recognizer.is_some() || rule.judged_as_password)
     {
         return Err(Error::config(format!(
             "{origin}: rule `{}` uses a built-in recognizer but there is no [assignment] section",
@@ -323,6 +327,17 @@ fn compile(
             .with_hint("a multi-line block needs all three"));
         }
     };
+    let judged_as_password =
+        match spec.judged_as.as_deref() {
+            None => false,
+            Some("password") => true,
+            Some(other) => {
+                return Err(Error::config(format!(
+                    "{origin}: rule `{id}` has judged_as = `{other}`"
+                ))
+                .with_hint("the only judgement a rule can ask for is `judged_as = \"password\"`"));
+            }
+        };
     let format = match (spec.marker, spec.shape) {
         (None, None) => None,
         (Some(marker), Some(shape)) => Some((
@@ -352,6 +367,7 @@ fn compile(
         block,
         recognizer,
         anchored: OnceLock::new(),
+        judged_as_password,
         id,
     })
 }

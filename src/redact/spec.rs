@@ -94,6 +94,10 @@ pub struct RuleSpec {
     /// shape is made up (`telegram_token = "6924:Ap7q…"`, 4 digits where bots have 8 to 10).
     pub marker: Option<String>,
     pub shape: Option<String>,
+    /// `"password"`: the secret is also judged as the assignment recognizer judges a password
+    /// (`[assignment]`): a word, a default or a placeholder (`postgres://user:password@…`,
+    /// `amqp://guest:guest@…`) is none.
+    pub judged_as: Option<String>,
 }
 
 /// The keyword prefilter of a rule table: every keyword once (ASCII-lowercased, in order of

@@ -958,14 +958,18 @@ fn a_specific_format_wins_over_the_generic_rule() {
 }
 
 #[test]
-fn url_passwords_are_redacted_unless_masked_or_templated() {
+fn url_passwords_are_redacted_unless_masked_templated_or_defaults() {
     let redacted =
-        redactor().redact("https://user:pass@host.io/x and redis://:hunter2@cache:6379\n");
+        redactor().redact("https://user:Pa55w0rd@host.io/x and redis://:hunter2@cache:6379\n");
     assert_eq!(
         redacted.text,
         "https://user:[REDACTED:url-credentials]@host.io/x and redis://:[REDACTED:url-credentials]@cache:6379\n"
     );
     for kept in [
+        "https://user:pass@host.io/x",
+        "postgres://user:password@localhost:5432/mydb",
+        "amqp://guest:guest@localhost:5672",
+        "postgres://postgres:postgres@db:5432/app",
         "https://user:***@host.io",
         "mysql://root:%s@db",
         "amqp://guest:$AMQP_PASS@mq",
