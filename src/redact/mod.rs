@@ -1196,11 +1196,9 @@ impl Redactor {
         }
         // A word or a default as a URL's password (`postgres://user:password@…`).
         if rule.judged_as_password
-            && !self
-                .table()
-                .assignment
-                .as_ref()
-                .is_some_and(|grammar| grammar.plausible(secret, assign::KeyClass::Password, false))
+            && !self.table().assignment.as_ref().is_some_and(|grammar| {
+                grammar.plausible(unquoted(secret), assign::KeyClass::Password, false)
+            })
         {
             return false;
         }
@@ -1212,6 +1210,14 @@ impl Redactor {
                 .reject_match
                 .iter()
                 .any(|reject| reject.is_match(whole))
+    }
+}
+
+/// `secret` without the quotes around it, when a rule's match includes them (`'…'`).
+fn unquoted(secret: &[u8]) -> &[u8] {
+    match secret {
+        [open @ (b'\'' | b'"'), inner @ .., close] if open == close => inner,
+        _ => secret,
     }
 }
 

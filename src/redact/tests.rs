@@ -19,6 +19,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "redis-cli -h cache.internal -a $REDIS_PASSWORD INFO",
     ),
     (
+        "sidekiq-enterprise-url",
+        "source \"https://{h8}:«{h8}»@gems.contribsys.com/\" do",
+        "source \"https://gems.contribsys.com/\" do",
+    ),
+    (
         "infisical-service-token",
         "INFISICAL_TOKEN=«st.{uuid}.{h32}.{h32}»",
         "st.{uuid}.{h32}",
