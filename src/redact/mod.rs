@@ -24,7 +24,7 @@ use regex_automata::{Anchored, Input};
 use crate::error::Result;
 use crate::literals::{Literal, LiteralIndex};
 use assign::{Found, Pending};
-use rules::{Recognizer, Rule, RuleTable};
+use rules::{Judgement, Recognizer, Rule, RuleTable};
 
 /// Redactions per kind (the rule id), e.g. `{"github-pat": 2}`.
 pub type RedactionCounts = BTreeMap<String, u64>;
@@ -1194,13 +1194,24 @@ impl Redactor {
         {
             return false;
         }
-        // A word or a default as a URL's password (`postgres://user:password@…`).
-        if rule.judged_as_password
-            && !self.table().assignment.as_ref().is_some_and(|grammar| {
-                grammar.plausible(unquoted(secret), assign::KeyClass::Password, false)
-            })
-        {
-            return false;
+        // A word or a default as a password (`postgres://user:password@…`, HTTP Basic of
+        // `admin:admin`).
+        if let Some(judgement) = rule.judged_as {
+            let password = match judgement {
+                Judgement::Password => Some(unquoted(secret).to_vec()),
+                Judgement::BasicCredentials => decode_base64(secret).and_then(|decoded| {
+                    let colon = memchr::memchr(b':', &decoded)?;
+                    Some(decoded[colon + 1..].to_vec())
+                }),
+            };
+            // Base64 that is no `user:password` is judged as it stands.
+            let password = password.unwrap_or_else(|| secret.to_vec());
+            let plausible = self.table().assignment.as_ref().is_some_and(|grammar| {
+                grammar.plausible(&password, assign::KeyClass::Password, false)
+            });
+            if !plausible {
+                return false;
+            }
         }
         !rule
             .reject_secret

@@ -72,8 +72,17 @@ pub(crate) struct Rule {
     pub recognizer: Option<Recognizer>,
     /// See [`Rule::anchored`].
     pub anchored: OnceLock<Option<Anchored>>,
-    /// The secret must also be plausible as a password to the assignment grammar.
-    pub judged_as_password: bool,
+    /// How the assignment grammar must also judge the secret, if at all.
+    pub judged_as: Option<Judgement>,
+}
+
+/// A rule's `judged_as`: the secret is also judged as the assignment grammar judges a password.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Judgement {
+    /// The secret is the password (quotes around it aside).
+    Password,
+    /// The secret is base64 of `user:password` (HTTP Basic): the password is judged.
+    BasicCredentials,
 }
 
 /// Built-in recognizers a rule can name (`recognizer = "…"`).
@@ -204,7 +213,7 @@ fn from_file(origin: &str, file: RulesFile, validation: Validation) -> Result<Ru
     if assignment.is_none()
         && let Some(rule) = rules
             .iter()
-            .find(|rule| rule.recognizer.is_some() || rule.judged_as_password)
+            .find(|rule| rule.recognizer.is_some() || rule.judged_as.is_some())
     {
         return Err(Error::config(format!(
             "{origin}: rule `{}` uses a built-in recognizer but there is no [assignment] section",
@@ -327,15 +336,16 @@ fn compile(
             .with_hint("a multi-line block needs all three"));
         }
     };
-    let judged_as_password =
+    let judged_as =
         match spec.judged_as.as_deref() {
-            None => false,
-            Some("password") => true,
+            None => None,
+            Some("password") => Some(Judgement::Password),
+            Some("basic-credentials") => Some(Judgement::BasicCredentials),
             Some(other) => {
                 return Err(Error::config(format!(
                     "{origin}: rule `{id}` has judged_as = `{other}`"
                 ))
-                .with_hint("the only judgement a rule can ask for is `judged_as = \"password\"`"));
+                .with_hint("a rule can be `judged_as = \"password\"` or `\"basic-credentials\"`"));
             }
         };
     let format = match (spec.marker, spec.shape) {
@@ -367,7 +377,7 @@ fn compile(
         block,
         recognizer,
         anchored: OnceLock::new(),
-        judged_as_password,
+        judged_as,
         id,
     })
 }

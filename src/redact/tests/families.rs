@@ -1344,3 +1344,20 @@ fn a_putty_key_file_loses_its_private_lines_and_keeps_its_public_ones() {
     );
     assert!(output.contains("[REDACTED:putty-private-key]"), "{output}");
 }
+
+#[test]
+fn basic_credentials_are_judged_by_their_password() {
+    for default in ["aladdin:opensesame", "admin:admin", "user:password"] {
+        let text = format!("Authorization: Basic {}", base64(default.as_bytes()));
+        assert_eq!(redactor().redact(&text).text, text, "{default}");
+    }
+    let (pair, _) = expand("deploy:{a6}*{a8}", "none", 9600);
+    let text = format!(
+        "curl -H \"Authorization: Basic {}\" https://nexus",
+        base64(pair.as_bytes())
+    );
+    assert_eq!(
+        redactor().redact(&text).text,
+        "curl -H \"Authorization: Basic [REDACTED:basic-auth]\" https://nexus"
+    );
+}
