@@ -1689,7 +1689,9 @@ pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
     }) || template_opens(value, b"$(", |b| b.is_ascii_alphabetic() || b == b'_')
         || python_format_field(value)
         || template_opens(value, b"<%", |b| b" =-#".contains(&b))
-        || contains(b"***")
+        // A mask is a run of them (`****`, `sk-****abcd`); `@***26` inside a password is not.
+        || contains(b"****")
+        || value == b"***"
         || contains(b"...")
         || contains("…".as_bytes())
         || contains("•".as_bytes())

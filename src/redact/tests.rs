@@ -789,6 +789,8 @@ fn class_chars(class: char) -> &'static [u8] {
         'h' => b"0123456789abcdef",
         'H' => b"0123456789ABCDEF",
         // A password's printable symbols (no quotes, backslash or blank): `DB_PASSWORD=<>?EzW)|4N`.
+        // The symbols people type into passwords, which no shell quoting needs to hold.
+        'q' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#%&*+,-.:;=?@^_~",
         'p' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&*+,-./:;<=>?@[]^_{|}~()",
         'd' => b"0123456789",
         'U' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
