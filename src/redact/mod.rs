@@ -667,12 +667,14 @@ impl<'r> Scanner<'r> {
                     }
                     self.write_redacted_line(text, position, indent, value.len(), rule, output)?;
                     output.write_all(&text[position + indent + value.len()..line_end])?;
-                    self.pending_value = Some((
-                        rule,
-                        Pending::CommandOutput {
+                    // A file encoded as base64 goes on at its wrap width, however long.
+                    let next = match base64_wrap_width(value) {
+                        Some(width) => Pending::Base64Lines { indent, width },
+                        None => Pending::CommandOutput {
                             lines_left: lines_left - 1,
                         },
-                    ));
+                    };
+                    self.pending_value = Some((rule, next));
                     position = line_end;
                 }
                 Pending::ValueField {

@@ -1410,3 +1410,32 @@ fn basic_credentials_are_judged_by_their_password() {
         "curl -H \"Authorization: Basic [REDACTED:basic-auth]\" https://nexus"
     );
 }
+
+#[test]
+fn base64_of_a_credential_file_goes_on_every_wrapped_line_of_the_output() {
+    let (file, _) = expand(
+        "DB_HOST=db.internal\nDB_USER=app\nLOG_LEVEL=info\nFEATURE_FLAGS=a,b,c\nDB_PASSWORD={a16}\nSTRIPE_SECRET_KEY=sk_live_{a24}\n",
+        "none",
+        9700,
+    );
+    let encoded = base64(file.as_bytes());
+    let lines: Vec<&str> = encoded
+        .as_bytes()
+        .chunks(76)
+        .map(|chunk| std::str::from_utf8(chunk).expect("base64 is ASCII"))
+        .collect();
+    for command in ["$ base64 .env", "$ cat ~/.aws/credentials | base64"] {
+        let text = format!("{command}\n{}\n$ ls", lines.join("\n"));
+        let output = redactor().redact(&text).text;
+        for line in &lines {
+            assert!(
+                leaked_piece(&output, line).is_none(),
+                "{line} left in {output}"
+            );
+        }
+        assert!(
+            output.starts_with(command) && output.ends_with("\n$ ls"),
+            "{output}"
+        );
+    }
+}
