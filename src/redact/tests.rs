@@ -24,11 +24,6 @@ const CASES: &[(&str, &str, &str)] = &[
         "source \"https://gems.contribsys.com/\" do",
     ),
     (
-        "infisical-service-token",
-        "INFISICAL_TOKEN=«st.{uuid}.{h32}.{h32}»",
-        "st.{uuid}.{h32}",
-    ),
-    (
         "sql-set-password",
         "SET PASSWORD FOR 'app'@'%' = «'{a12}'»;",
         "SET PASSWORD FOR 'app'@'%' = :new_password;",
