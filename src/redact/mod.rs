@@ -1201,17 +1201,23 @@ impl Redactor {
         if let Some(judgement) = rule.judged_as {
             let password = match judgement {
                 Judgement::Password => Some(unquoted(secret).to_vec()),
-                Judgement::BasicCredentials => decode_base64(secret).and_then(|decoded| {
-                    let colon = memchr::memchr(b':', &decoded)?;
-                    Some(decoded[colon + 1..].to_vec())
-                }),
+                Judgement::BasicCredentials => match decode_base64(secret) {
+                    // With no password the user is the credential (an API key as user name,
+                    // `sk_live_…:`): no word list judges it.
+                    Some(decoded) if decoded.ends_with(b":") => None,
+                    Some(decoded) if memchr::memchr(b':', &decoded).is_some() => {
+                        let colon = memchr::memchr(b':', &decoded).unwrap_or(0);
+                        Some(decoded[colon + 1..].to_vec())
+                    }
+                    // Base64 that is no `user:password` is judged as it stands.
+                    _ => Some(secret.to_vec()),
+                },
             };
-            // Base64 that is no `user:password` is judged as it stands.
-            let password = password.unwrap_or_else(|| secret.to_vec());
-            let plausible = self.table().assignment.as_ref().is_some_and(|grammar| {
-                grammar.plausible(&password, assign::KeyClass::Password, false)
-            });
-            if !plausible {
+            if let Some(password) = password
+                && !self.table().assignment.as_ref().is_some_and(|grammar| {
+                    grammar.plausible(&password, assign::KeyClass::Password, false)
+                })
+            {
                 return false;
             }
         }
