@@ -661,7 +661,7 @@ impl Grammar {
         }
         // Words of a language: a label or its translation in a locale file (`"password":
         // "Kennwort"`, `"Contraseña"`, `"Reset your password"`), not a password.
-        if is_label(value) {
+        if is_label(value) && !self.could_be_a_password_word(value) {
             return false;
         }
         let classes = CharClasses::of(value);
@@ -1077,6 +1077,24 @@ impl Grammar {
             .filter(|w| !w.is_empty())
             .count();
         !has_operator && words <= 3
+    }
+}
+
+impl Grammar {
+    /// Whether a one-word ASCII label could as well be a real password (`Sunshine`): only a
+    /// word holding one of the password words (`Password`, `Passphrase`) is surely the label.
+    /// Leaving a real password visible is worse than redacting a locale file's label.
+    fn could_be_a_password_word(&self, value: &[u8]) -> bool {
+        let one_word = !value.contains(&b' ') && !value.ends_with(b"?") && !value.ends_with(b".");
+        if !one_word || !value.is_ascii() {
+            return false;
+        }
+        let lower = value.to_ascii_lowercase();
+        !self
+            .password_words
+            .iter()
+            .filter(|word| word.len() >= 4)
+            .any(|word| memchr::memmem::find(&lower, word.as_bytes()).is_some())
     }
 }
 

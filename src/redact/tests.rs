@@ -1809,3 +1809,27 @@ fn the_embedded_keyword_index_is_the_one_built_now() {
     assert!(found.len() >= 3, "{found:?}");
     assert_eq!(found, built.find_iter(text.as_bytes()).collect::<Vec<_>>());
 }
+
+/// A capitalised word under a password key may be the password itself: only a label that
+/// names the password (or is several words, or another script) is left as it is.
+#[test]
+fn a_one_word_password_is_redacted_but_a_label_naming_it_is_not() {
+    let redactor = Redactor::builtin();
+    for leak in [
+        "password: Sunshine99",
+        "DB_PASSWORD=Sunshine",
+        "\"password\": \"Kennwortx\"",
+    ] {
+        let out = redactor.redact(leak).text;
+        assert!(out.contains("[REDACTED"), "{leak} -> {out}");
+    }
+    for label in [
+        "\"password\": \"Password\"",
+        "\"password\": \"Passwort\"",
+        "\"password\": \"Mot de passe\"",
+        "\"password\": \"Пароль\"",
+        "\"forgot_password\": \"Forgot password?\"",
+    ] {
+        assert_eq!(redactor.redact(label).text, label);
+    }
+}
