@@ -17,6 +17,8 @@ use toml_edit::{DocumentMut, Item, Table};
 use crate::error::{Error, Result};
 use crate::paths;
 
+pub mod trust_cache;
+
 /// The commented default config, also written by `agentguard config init`.
 pub const DEFAULT_CONFIG: &str = include_str!("../assets/default-config.toml");
 
@@ -48,12 +50,23 @@ pub struct JudgeConfig {
     pub auto_order: Vec<BackendName>,
     pub deadline_ms: u64,
     /// How the rules judge and an LLM backend combine.
-    pub cascade: crate::pipeline::Cascade,
+    pub cascade: Cascade,
     pub codex: CliBackendConfig,
     pub claude: CliBackendConfig,
     pub openai: HttpBackendConfig,
     pub anthropic: HttpBackendConfig,
     pub command: CommandBackendConfig,
+}
+
+/// How the rules judge and an LLM backend combine (`judge.cascade`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cascade {
+    /// The rules judge answers first; only its `unsure` hits go to the LLM.
+    #[default]
+    RulesFirst,
+    /// Every hit goes to the LLM (the rules judge's answer is still logged in the reason).
+    LlmOnly,
 }
 
 /// A judge backend by its name in `judge.backend`, `judge.auto_order` and `--backend`.
@@ -686,8 +699,7 @@ pub fn load_layers<T>(
     // exactly these files (the hook only; `keep` says it is the hook).
     let cached = cache_slot(&files_read, &store, state.filter(|_| keep), env_backend);
     if let Some(slot) = &cached
-        && let Some((config, ignored)) =
-            crate::trust_cache::load(slot.state, &slot.key, &slot.entry)
+        && let Some((config, ignored)) = trust_cache::load(slot.state, &slot.key, &slot.entry)
         && let Ok(built) = build(&config)
     {
         let notes = (!ignored.is_empty())
@@ -810,7 +822,7 @@ pub fn load_layers<T>(
                 Note::Broken { .. } => Vec::new(),
             })
             .collect();
-        let _ = crate::trust_cache::save(slot.state, &slot.key, &slot.entry, &config, &ignored);
+        let _ = trust_cache::save(slot.state, &slot.key, &slot.entry, &config, &ignored);
     }
     notes.extend(stack_notes);
     // Every file that loaded as it is now becomes its last good copy (a stat when unchanged).
@@ -835,7 +847,7 @@ struct CacheSlot<'a> {
     /// The project file as found (for the note) and its real path (the entry's location).
     path: PathBuf,
     key: PathBuf,
-    entry: crate::trust_cache::Key,
+    entry: trust_cache::Key,
 }
 
 /// The cache slot of `files` (the user and project files read, as (path, key, is_project,
@@ -861,10 +873,10 @@ fn cache_slot<'a>(
         state,
         path: path.clone(),
         key: key.clone(),
-        entry: crate::trust_cache::Key {
+        entry: trust_cache::Key {
             project_sha256,
             user_sha256,
-            binary: crate::trust_cache::binary_id()?,
+            binary: trust_cache::binary_id()?,
         },
     })
 }

@@ -36,7 +36,6 @@ pub mod shell;
 pub mod text;
 pub mod transcript;
 pub mod trust;
-pub mod trust_cache;
 
 use std::process::ExitCode;
 

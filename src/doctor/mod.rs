@@ -14,6 +14,7 @@ mod probe;
 mod settings;
 #[cfg(test)]
 mod tests;
+pub mod trust;
 
 pub use agent_cli::*;
 pub use backend::*;
@@ -33,7 +34,7 @@ pub enum CheckId {
     Binary,
     ConfigUser,
     ConfigProject,
-    /// The project file's trust (`crate::trust::doctor_checks`).
+    /// The project file's trust (`trust::doctor_checks`).
     TrustProject,
     /// What the hook uses instead of a layer that does not load.
     ConfigFallback,

@@ -94,16 +94,8 @@ impl DecidedBy {
     }
 }
 
-/// How the rules judge and an LLM backend combine (`judge.cascade`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Cascade {
-    /// The rules judge answers first; only its `unsure` hits go to the LLM.
-    #[default]
-    RulesFirst,
-    /// Every hit goes to the LLM (the rules judge's answer is still logged in the reason).
-    LlmOnly,
-}
+/// How the rules judge and an LLM backend combine: a config setting (`judge.cascade`).
+pub use crate::config::Cascade;
 
 /// The outcome of one detector on one text.
 #[derive(Debug, Clone, Serialize, Deserialize)]

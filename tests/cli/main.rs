@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test runs the real `agentguard` binary in an
 //! isolated environment (see `support::Env`).
 
+mod architecture;
 mod completions;
 mod config;
 mod corpus;

@@ -64,7 +64,7 @@ pub fn run(args: DoctorArgs) -> Result<u8> {
     let env_backend = std::env::var("AGENTGUARD_BACKEND")
         .ok()
         .filter(|v| !v.is_empty());
-    checks.extend(crate::trust::doctor_checks(
+    checks.extend(crate::doctor::trust::doctor_checks(
         &files,
         env_backend.as_deref(),
         paths::state_dir().as_deref(),
