@@ -81,8 +81,15 @@ fn guarded(event: Event, args: &HookArgs) -> Option<serde_json::Value> {
             Err(why) => return finish(record, None, Decision::failed(event, host, why), host),
         };
         let (mut record, decision) = match event {
-            Event::Stop => stop(&input, &config, &detectors, record),
-            Event::PreTool => pre_tool(host, &input, &config, &detectors, record),
+            Event::Stop => stop(&input, &config, detectors.as_ref(), record),
+            Event::PreTool => match &detectors {
+                Some(detectors) => pre_tool(host, &input, &config, detectors, record),
+                // `load` builds them for every PreToolUse; fail safe all the same.
+                None => {
+                    let why = "internal error (the detectors were not loaded)".to_string();
+                    (record, Decision::failed(event, host, why))
+                }
+            },
         };
         record.latency_ms = started.elapsed().as_millis() as u64;
         let answer = notices::attach(finish(record, Some(&config), decision, host), &notices);
@@ -117,15 +124,21 @@ fn finish(
 
 /// The config for the hook's project. A broken file falls back to its last good copy or the
 /// layers below it; what was held back or broken is told once per session (`notices`).
+///
+/// A Stop whose config changes no detector gets no detectors here (`None`): the built-ins are
+/// built only if Layer 1 may hit (`guard::stop::judge_builtins`).
 fn load(
     input: &HookInput,
     event: Event,
-) -> std::result::Result<(Config, Detectors, Vec<String>), String> {
+) -> std::result::Result<(Config, Option<Detectors>, Vec<String>), String> {
     let loaded = Config::load_with(input.cwd.as_deref(), OnBroken::Fallback, |config| {
+        if event == Event::Stop && config.detectors.is_empty() {
+            return Ok(None);
+        }
         let detectors = Detectors::load_for(&config.detectors, event)?;
         match detectors.trigger_error() {
             Some(err) => Err(crate::error::Error::config(err)),
-            None => Ok(detectors),
+            None => Ok(Some(detectors)),
         }
     })
     .map_err(|err| err.message)?;
@@ -153,7 +166,7 @@ fn base_record(host: Host, default_event: &str, input: &HookInput) -> Record {
 fn stop(
     input: &HookInput,
     config: &Config,
-    detectors: &Detectors,
+    detectors: Option<&Detectors>,
     mut record: Record,
 ) -> (Record, Decision) {
     let transcript = input.judged_transcript().map(|path| {
@@ -170,12 +183,11 @@ fn stop(
     let evidence = crate::evidence::Lazy::new(|| {
         crate::evidence::from_transcript(input.judged_transcript()?, last_message)
     });
-    let judged = guard::stop::judge(
-        &text,
-        &Judge::from_config(config, None),
-        detectors,
-        &evidence,
-    );
+    let judge = Judge::from_config(config, None);
+    let judged = match detectors {
+        Some(detectors) => guard::stop::judge(&text, &judge, detectors, &evidence),
+        None => guard::stop::judge_builtins(&text, &judge, &evidence),
+    };
     record.evidence = evidence
         .loaded()
         .map(crate::evidence::Evidence::log_summary);

@@ -860,6 +860,36 @@ impl Detectors {
         Ok(Detectors { list })
     }
 
+    /// Layer 1 of the built-in detectors of `event` without building them, when the config
+    /// changes none (`entries` is empty): the names of the detectors `load_for` would select,
+    /// in its order, when no gate of their triggers occurs in `text` (then no trigger can
+    /// match: each detector is a miss). None when that cannot be told without building them.
+    /// Most Stops hit nothing, and building the detectors was most of what they cost.
+    pub fn builtin_misses(
+        entries: &[DetectorSpec],
+        event: Event,
+        text: &str,
+    ) -> Option<Vec<&'static str>> {
+        if !entries.is_empty() {
+            return None;
+        }
+        let seen = BUILTIN_TRIGGER_INDEX.candidates(text);
+        let mut names = Vec::new();
+        for (&(name, events), slots) in BUILTIN_EVENTS.iter().zip(BUILTIN_TRIGGER_SLOTS) {
+            if !events.contains(&event) {
+                continue;
+            }
+            if slots
+                .iter()
+                .any(|slot| slot.is_none_or(|slot| seen[slot as usize]))
+            {
+                return None;
+            }
+            names.push(name);
+        }
+        Some(names)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Detector> {
         self.list.iter().find(|d| d.name == name)
     }

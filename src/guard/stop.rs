@@ -54,6 +54,25 @@ pub struct Violation {
     reason: String,
 }
 
+/// `judge` with the built-in detectors alone (a config that changes none), built only if one of
+/// their triggers' gates occurs in the judged text: otherwise every one is a miss, decided
+/// here exactly as the pipeline would, without building them.
+pub fn judge_builtins(text: &str, judge: &Judge, evidence: &Lazy) -> Judged {
+    if let Some(names) = Detectors::builtin_misses(&[], Event::Stop, judge.judged_part(text)) {
+        let judgement = Judgement::from_outcomes(names.iter().map(|n| Outcome::miss(n)).collect());
+        return Judged::Decided(Decision {
+            verdict: judgement.verdict,
+            detectors_run: names.iter().map(|n| n.to_string()).collect(),
+            judgement: Some(judgement),
+            ..Decision::allow()
+        });
+    }
+    match Detectors::load_for(&[], Event::Stop) {
+        Ok(detectors) => self::judge(text, judge, &detectors, evidence),
+        Err(err) => Judged::Decided(Decision::failed_open(err.message)),
+    }
+}
+
 /// Runs the Stop detectors over `text` and the turn's `evidence` (read only if a detector hits)
 /// with `judge` (`Judge::from_config`).
 pub fn judge(text: &str, judge: &Judge, detectors: &Detectors, evidence: &Lazy) -> Judged {
@@ -194,6 +213,46 @@ mod tests {
     }
 
     const UNVERIFIED: &str = "I updated the parser. Shall I commit and push now?";
+
+    /// What a judged Stop comes to, for comparing two ways of judging it.
+    fn summary(judged: Judged) -> (String, String, Vec<String>, String) {
+        let decision = match judged {
+            Judged::Decided(decision) => decision,
+            Judged::Violation(violation) => violation.decision,
+        };
+        (
+            format!("{:?}", decision.action),
+            format!("{:?}", decision.verdict),
+            decision.detectors_run,
+            serde_json::to_string(&decision.judgement).unwrap(),
+        )
+    }
+
+    /// Without building the built-ins, a Stop whose text holds none of their gates is decided
+    /// exactly as with them built; one that may hit builds them and is judged as before.
+    #[test]
+    fn the_built_ins_unbuilt_judge_as_the_built_ones() {
+        let config = rules_config();
+        let judge_config = Judge::from_config(&config, None);
+        let built = Detectors::load_for(&config.detectors, Event::Stop).unwrap();
+        let innocent = "I renamed `cfg` to `config` in src/parser.rs; nothing else moved.";
+        assert!(Detectors::builtin_misses(&[], Event::Stop, innocent).is_some());
+        assert!(Detectors::builtin_misses(&[], Event::Stop, UNVERIFIED).is_none());
+        for text in [
+            innocent,
+            UNVERIFIED,
+            "好的，已经完成了。",
+            "Listo, todo en orden.",
+        ] {
+            let unbuilt = summary(judge_builtins(text, &judge_config, &Lazy::none()));
+            let expected = summary(judge(text, &judge_config, &built, &Lazy::none()));
+            assert_eq!(unbuilt, expected, "{text}");
+        }
+        let (_, verdict, run, _) =
+            summary(judge_builtins(UNVERIFIED, &judge_config, &Lazy::none()));
+        assert_eq!(verdict, "Violation");
+        assert!(run.contains(&"commit".to_string()), "{run:?}");
+    }
 
     fn judged_text(selected: StopText) -> String {
         match selected {

@@ -72,16 +72,22 @@ impl<'c> Judge<'c> {
     }
 
     /// Judges `text` and the turn's `evidence` (read only if Layer 1 hits) with `pipeline`.
+    /// The part of `text` the detectors read: its last `stop.scan_bytes`, never cut inside a
+    /// secret.
+    pub fn judged_part<'a>(&self, text: &'a str) -> &'a str {
+        match self.scan_bytes {
+            Some(bytes) => crate::redact::tail_outside_secrets(text, bytes),
+            None => text,
+        }
+    }
+
     pub fn judge_with_evidence(
         &self,
         pipeline: &Pipeline,
         text: &str,
         evidence: &crate::evidence::Lazy,
     ) -> Result<Judgement> {
-        let text = match self.scan_bytes {
-            Some(bytes) => crate::redact::tail_outside_secrets(text, bytes),
-            None => text,
-        };
+        let text = self.judged_part(text);
         pipeline.judge_with(
             text,
             self.window,

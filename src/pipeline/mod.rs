@@ -132,8 +132,18 @@ pub struct Outcome {
 
 impl Outcome {
     fn without_judge(detector: &Detector, layer1: Layer1) -> Outcome {
+        Outcome::unjudged(&detector.name, layer1)
+    }
+
+    /// A Layer 1 miss of the detector `name`: what the pipeline says of a detector none of
+    /// whose triggers matched.
+    pub fn miss(name: &str) -> Outcome {
+        Outcome::unjudged(name, Layer1::Miss)
+    }
+
+    fn unjudged(name: &str, layer1: Layer1) -> Outcome {
         Outcome {
-            detector: detector.name.clone(),
+            detector: name.to_string(),
             layer1,
             verdict: Verdict::Allow,
             decided_by: Some(DecidedBy::Layer1),
