@@ -279,8 +279,8 @@ const SHORT_TEXT: usize = 1 << 10;
 
 /// `build()`, or what it gave before in this process for the same pattern and texts. Detectors
 /// share patterns (the fix detectors share cues), and compiling is most of a Layer 1 hit's cost,
-/// so each is compiled once. The lock is not held while compiling: detectors are judged in
-/// parallel, and a race only compiles a pattern twice.
+/// so each is compiled once. The lock is not held while compiling: LLM judges run on threads
+/// of their own, and a race only compiles a pattern twice.
 fn compile_once(
     pattern: &str,
     compiled_for: CompiledFor,

@@ -489,20 +489,24 @@ impl Grammar {
             pos += 1;
         }
         pos = skip_blanks(line, pos);
+        // The name ends the line from `from` on: its value field is on the lines below.
+        let value_field_below = |from: usize| {
+            line[from..]
+                .iter()
+                .all(|&b| is_blank(b) || b == b'\r')
+                .then(|| {
+                    Found::Pending(Pending::ValueField {
+                        min_indent: indentation(line[..start].trim_ascii_end()),
+                        class,
+                        lines_left: VALUE_FIELD_REACH,
+                    })
+                })
+        };
         if line.get(pos) == Some(&b',') {
             // `"name": "db-password",` ending the line: the `value` field is below (Azure Key
             // Vault's and SSM's JSON).
             let Some(field) = find_value_field(line, pos + 1) else {
-                return line[pos + 1..]
-                    .iter()
-                    .all(|&b| is_blank(b) || b == b'\r')
-                    .then(|| {
-                        Found::Pending(Pending::ValueField {
-                            min_indent: indentation(line[..start].trim_ascii_end()),
-                            class,
-                            lines_left: VALUE_FIELD_REACH,
-                        })
-                    });
+                return value_field_below(pos + 1);
             };
             return self.field_value(line, field, class);
         }
@@ -516,16 +520,7 @@ impl Grammar {
                 .plausible(&line[value.clone()], class, true)
                 .then_some(Found::Value(value));
         }
-        line[pos..]
-            .iter()
-            .all(|&b| is_blank(b) || b == b'\r')
-            .then(|| {
-                Found::Pending(Pending::ValueField {
-                    min_indent: indentation(line[..start].trim_ascii_end()),
-                    class,
-                    lines_left: VALUE_FIELD_REACH,
-                })
-            })
+        value_field_below(pos)
     }
 
     /// The value after a `value` field name that ends at `at` (its closing quote, if any,
