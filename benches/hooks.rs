@@ -339,19 +339,21 @@ impl Samples {
     }
 }
 
-/// Runs the cases round-robin, `rounds` times after one warm-up round, each round starting one
-/// case later than the one before.
+/// Runs the cases round-robin, `rounds` times after one warm-up round, each round in its own
+/// shuffled order.
 fn measure(cases: &[&Case], rounds: usize) -> Vec<Samples> {
     for case in cases {
         case.run();
     }
     let mut samples: Vec<Vec<Sample>> = cases.iter().map(|_| Vec::new()).collect();
-    for round in 0..rounds {
-        // Each round starts one case later: a fixed order made the case right after the
-        // anchor pay for its position (the first hook row ran 15-25% slower than the next
-        // one with the same work).
-        for offset in 0..cases.len() {
-            let at = (round + offset) % cases.len();
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    let mut random = SplitMix64(0x5eed);
+    for _ in 0..rounds {
+        // A fresh order each round: a case pays for what ran just before it (the first run of
+        // a binary after another program is 15-25% slower than the next one with the same
+        // work), and a fixed cyclic order, even rotated, always gives it the same predecessor.
+        random.shuffle(&mut order);
+        for &at in &order {
             samples[at].push(cases[at].run());
         }
     }
@@ -360,6 +362,27 @@ fn measure(cases: &[&Case], rounds: usize) -> Vec<Samples> {
         .zip(cases)
         .map(|(runs, case)| Samples(runs, case.peak_rss_kib()))
         .collect()
+}
+
+/// A small seeded generator for the round orders (reproducible from run to run).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Fisher-Yates.
+    fn shuffle(&mut self, items: &mut [usize]) {
+        for last in (1..items.len()).rev() {
+            let pick = (self.next() % (last as u64 + 1)) as usize;
+            items.swap(last, pick);
+        }
+    }
 }
 
 fn time_median(runs: usize, mut f: impl FnMut()) -> Duration {
