@@ -9,6 +9,7 @@
 //! `judge`, `doctor` and `config show`.
 
 mod cut;
+mod hir_code;
 mod spec;
 
 use std::borrow::Cow;
@@ -52,12 +53,15 @@ impl Gate {
 
 /// A built-in pattern's build-time facts: the pattern, its literal gate (none: always run),
 /// whether every match starts and ends at a required word boundary, its slot in
-/// `BUILTIN_TRIGGER_INDEX` (triggers only).
+/// `BUILTIN_TRIGGER_INDEX` (triggers only), and the pattern parsed, whole and cut to ASCII
+/// texts (`cut_to`), encoded by `hir_code`.
 type BuiltinFacts = (
     &'static str,
     Option<&'static [&'static [Literal]]>,
     (bool, bool),
     Option<u32>,
+    &'static [u8],
+    &'static [u8],
 );
 
 fn builtin(pattern: &str) -> Option<&'static BuiltinFacts> {
@@ -69,7 +73,7 @@ fn builtin(pattern: &str) -> Option<&'static BuiltinFacts> {
 
 /// The gate of a pattern: the built-in table's for a built-in pattern, else computed now.
 fn gate_of(pattern: &str) -> std::result::Result<Gate, String> {
-    if let Some((_, gate, _, slot)) = builtin(pattern) {
+    if let Some((_, gate, _, slot, ..)) = builtin(pattern) {
         return Ok(gate.map_or(Gate::Always, |clauses| Gate::Builtin(clauses, *slot)));
     }
     Ok(match crate::gate::needles(pattern)? {
@@ -228,8 +232,11 @@ impl LazyRegex {
         let ascii_text = compiled_for != CompiledFor::Any;
         cell.get_or_init(|| {
             compile_once(pattern, compiled_for, || {
-                let hir = parse(pattern)?;
-                let hir = if ascii_text { cut_to(hir, &[]) } else { hir };
+                let hir = match parsed_builtin(pattern, ascii_text) {
+                    Some(hir) => hir,
+                    None if ascii_text => cut_to(parse(pattern)?, &[]),
+                    None => parse(pattern)?,
+                };
                 compile_for_search(&hir, pattern, short)
             })
         })
@@ -245,7 +252,7 @@ impl LazyRegex {
                 let alphabet = union(covered, chars);
                 let regex = (alphabet.len() <= CUT_MAX_CHARS).then(|| {
                     compile_once(pattern, CompiledFor::Alphabet(alphabet.clone()), || {
-                        parse(pattern).and_then(|hir| {
+                        parsed(pattern).and_then(|hir| {
                             compile_for_search(&cut_to(hir, &alphabet), pattern, false)
                         })
                     })
@@ -298,6 +305,18 @@ fn compile_once(
         cache.insert(key, compiled.clone());
     }
     compiled
+}
+
+/// `pattern` parsed: decoded from the build's table for a built-in pattern, else parsed now.
+fn parsed(pattern: &str) -> std::result::Result<Hir, String> {
+    parsed_builtin(pattern, false).map_or_else(|| parse(pattern), Ok)
+}
+
+/// A built-in pattern as build.rs parsed it (`ascii`: cut to ASCII texts), decoded: parsing
+/// it here (case folding, Unicode classes) was most of what a Layer 1 hit cost.
+fn parsed_builtin(pattern: &str, ascii: bool) -> Option<Hir> {
+    let &(.., whole, cut) = builtin(pattern)?;
+    hir_code::decode(if ascii { cut } else { whole }, BUILTIN_SHARED_CLASSES)
 }
 
 /// `pattern` parsed as the `regex` crate parses it.
@@ -387,7 +406,7 @@ impl Trigger {
         // A built-in pattern's edges come from the build: parsing it again costs as much as
         // compiling it.
         let (word_start, word_end) = match builtin(pattern) {
-            Some(&(_, _, edges, _)) => edges,
+            Some(&(_, _, edges, ..)) => edges,
             None => crate::gate::word_edges(pattern)?,
         };
         let regex = LazyRegex::default();
@@ -1061,12 +1080,12 @@ impl<'d> TriggerSet<'d> {
                     .iter()
                     .map(|&(d, t)| {
                         let pattern = self.detectors[d].triggers[t].as_str();
-                        regex_syntax::ParserBuilder::new()
-                            .utf8(true)
-                            .build()
-                            .parse(pattern)
-                            .map(|hir| cut_to(hir, &[]))
-                            .map_err(|err| format!("invalid trigger pattern `{pattern}`: {err}"))
+                        match parsed_builtin(pattern, true) {
+                            Some(hir) => Ok(hir),
+                            None => parse(pattern).map(|hir| cut_to(hir, &[])).map_err(|err| {
+                                format!("invalid trigger pattern `{pattern}`: {err}")
+                            }),
+                        }
                     })
                     .collect::<std::result::Result<Vec<Hir>, String>>()?;
                 let config = meta::Config::new()
@@ -1565,6 +1584,23 @@ events = ["stop", "pre-tool"]
         // candidates and leaves others out.
         let hit = embedded.candidates(texts[2]);
         assert!(hit.contains(&true) && hit.contains(&false), "{hit:?}");
+    }
+
+    /// The parsed patterns build.rs embeds decode to what parsing (and cutting) each built-in
+    /// pattern gives now: a search is compiled from exactly what it would get without them.
+    #[test]
+    fn every_embedded_parse_decodes_to_the_pattern_parsed_now() {
+        assert!(BUILTIN_GATES.len() > 100, "{}", BUILTIN_GATES.len());
+        for (pattern, ..) in BUILTIN_GATES {
+            let hir = parse(pattern).unwrap();
+            assert_eq!(
+                parsed_builtin(pattern, false).as_ref(),
+                Some(&hir),
+                "{pattern}"
+            );
+            let cut = cut_to(hir, &[]);
+            assert_eq!(parsed_builtin(pattern, true), Some(cut), "{pattern}");
+        }
     }
 
     /// A user's trigger has no slot in the embedded index: the set builds its own.
