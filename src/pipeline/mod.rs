@@ -179,8 +179,10 @@ impl Outcome {
         let Layer1::Hit { start, end, .. } = self.layer1 else {
             return None;
         };
+        // Only a trigger whose gate occurs from the hit on can match there, and the hit's own
+        // trigger matches there: the others' last matches start before it and cannot win.
         let (start, end) = detector
-            .triggers_for(text)
+            .triggers_for(text.get(start..).unwrap_or(text))
             .ok()
             .and_then(|triggers| {
                 triggers
