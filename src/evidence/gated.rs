@@ -2,22 +2,15 @@
 //! (computed by build.rs with `crate::gate`) occurs in a text: a command line or an output
 //! rarely contains the literals of more than a few of them.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
-const GATES: &str = include_str!(concat!(env!("OUT_DIR"), "/evidence-gates.json"));
-
 /// Clauses of lowercased literals (ASCII, and non-ASCII by `gate::fold_non_ascii`): every
 /// match contains one literal of each clause.
-type Gate = Vec<Vec<Vec<u8>>>;
+type Gate = &'static [&'static [&'static [u8]]];
 
-fn gates() -> &'static HashMap<String, Option<Gate>> {
-    static GATES_BY_PATTERN: OnceLock<HashMap<String, Option<Gate>>> = OnceLock::new();
-    GATES_BY_PATTERN
-        .get_or_init(|| serde_json::from_str(GATES).expect("build.rs embeds valid gates"))
-}
+include!(concat!(env!("OUT_DIR"), "/evidence-gates.rs"));
 
 pub struct Gated {
     pattern: String,
@@ -28,7 +21,10 @@ pub struct Gated {
 impl Gated {
     pub fn new(pattern: String) -> Gated {
         // Every pattern of the tables has its gate from build.rs; none means "always run".
-        let gate = gates().get(&pattern).cloned().flatten();
+        let gate = EVIDENCE_GATES
+            .binary_search_by(|(gated, _)| (*gated).cmp(pattern.as_str()))
+            .ok()
+            .and_then(|at| EVIDENCE_GATES[at].1);
         Gated {
             pattern,
             gate,
@@ -44,7 +40,7 @@ impl Gated {
 
     /// Whether the pattern can match a text whose ASCII-lowercased bytes are `lower`.
     fn may_match(&self, lower: &[u8]) -> bool {
-        self.gate.as_ref().is_none_or(|clauses| {
+        self.gate.is_none_or(|clauses| {
             clauses.iter().all(|clause| {
                 clause
                     .iter()
@@ -86,5 +82,22 @@ impl<'t> Lowered<'t> {
             .then(|| pattern.regex().captures_iter(self.text))
             .into_iter()
             .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pattern build.rs gated is found by its lookup, with its own gate: a pattern it
+    /// missed would silently run on every text.
+    #[test]
+    fn every_embedded_gate_is_found_by_its_pattern() {
+        assert!(EVIDENCE_GATES.windows(2).all(|w| w[0].0 < w[1].0));
+        let gated = EVIDENCE_GATES.iter().filter(|(_, gate)| gate.is_some());
+        assert!(gated.count() > 20);
+        for (pattern, gate) in EVIDENCE_GATES {
+            assert_eq!(Gated::new(pattern.to_string()).gate, *gate, "{pattern}");
+        }
     }
 }
