@@ -829,6 +829,31 @@ pub(crate) fn is_unmistakably_random(value: &[u8]) -> bool {
         && !is_path(value)
 }
 
+/// Generated text that counts the blank as one more symbol: WordPress's salts and keys (64
+/// characters of all printable ASCII, `'Xk3:m9Qp X2vL|Y7w…'`). Long, every class of
+/// character, blanks as rare as any other symbol, of high entropy and no words: a sentence
+/// or an expression has words, few symbols or low entropy.
+fn is_generated_with_blanks(value: &[u8]) -> bool {
+    let blanks = value.iter().filter(|&&b| is_blank(b)).count();
+    let symbols = value
+        .iter()
+        .filter(|&&b| !b.is_ascii_alphanumeric() && !is_blank(b))
+        .count();
+    let classes = CharClasses::of(value);
+    value.len() >= GENERATED_WITH_BLANKS_MIN
+        && value.is_ascii()
+        && blanks * 12 <= value.len()
+        && symbols * 6 >= value.len()
+        && classes.lower
+        && classes.upper
+        && classes.digit
+        && super::shannon_entropy(value) >= 4.5
+        && !is_wordy(value)
+}
+
+/// WordPress salts are 64 characters; shorter text with blanks is more likely a phrase.
+const GENERATED_WITH_BLANKS_MIN: usize = 32;
+
 /// At most this many connectors stand between a password word and its value ("was changed to").
 const MAX_PROSE_CONNECTORS: usize = 4;
 
@@ -1007,9 +1032,20 @@ impl Grammar {
                     })
                     .unwrap_or(line.len());
                 // Sentence punctuation and Markdown emphasis after the value are prose.
+                // A bracket that closes one opened in the value is part of it
+                // (`Optional[str]`, `(known_password)`).
                 let mut end = end;
+                let closes_own = |end: usize, open: u8, close: u8| {
+                    let value = &line[at..end];
+                    let count = |b: u8| value.iter().filter(|&&c| c == b).count();
+                    value.last() == Some(&close) && count(open) >= count(close)
+                };
                 loop {
-                    if end > at && b".,;:!?)]".contains(&line[end - 1]) {
+                    if end > at
+                        && b".,;:!?)]".contains(&line[end - 1])
+                        && !closes_own(end, b'(', b')')
+                        && !closes_own(end, b'[', b']')
+                    {
                         end -= 1;
                     } else if end >= at + 2 && &line[end - 2..end] == b"**" {
                         end -= 2;
@@ -1040,13 +1076,22 @@ impl Grammar {
             .iter()
             .all(|b| b.is_ascii_digit() || *b == b'.');
         let quoted = value.start > 0 && is_quote(line[value.start - 1]);
+        // Letters broken by digits (`TNF66L9498`) are generated as well as three classes are:
+        // names and words keep their digits at the end (`Server2019`, `wifi5`).
+        let letters_then_digits = text
+            .windows(2)
+            .filter(|pair| pair[0].is_ascii_alphabetic() && pair[1].is_ascii_digit())
+            .count();
         let generated_enough = !generated
             || !is_wordy(text)
                 && ((classes.count() >= 3 && text.len() >= 10)
                     || (classes.count() >= 2
                         && text.len() >= 12
                         && !is_identifier_shaped(text)
-                        && super::shannon_entropy(text) >= 3.0));
+                        && super::shannon_entropy(text) >= 3.0)
+                    || (text.len() >= 10
+                        && letters_then_digits >= 2
+                        && super::shannon_entropy(text) >= 2.5));
         (!plain_word
             && !version
             && generated_enough
@@ -1062,7 +1107,7 @@ impl Grammar {
     /// assignment or a command in it (`"telegram_token = "`, `` `vault read x` ``).
     fn plausible_with_blanks(&self, value: &[u8], class: KeyClass) -> bool {
         if class != KeyClass::Password {
-            return false;
+            return is_generated_with_blanks(value);
         }
         let has_operator = value
             .windows(2)
@@ -1140,18 +1185,32 @@ fn is_rule_list(value: &[u8]) -> bool {
 
 /// Whether most of `value` is pronounceable words of four letters or more: an identifier or
 /// prose (`AgencyIdentificationCodeContentType`), where random text breaks into fragments.
+/// A word of a language has a vowel in every five letters at least, where random small
+/// letters often have fewer (`rvihfj`); and names seldom break their words with digits, where random
+/// small letters and digits (`zgeiw1xf266ccifu6fd6yibehmi5sk`) do every few characters.
 fn is_wordy(value: &[u8]) -> bool {
-    let is_vowel = |c: u8| b"aeiouy".contains(&c);
+    let letters_then_digits = value
+        .windows(2)
+        .filter(|pair| pair[0].is_ascii_alphabetic() && pair[1].is_ascii_digit())
+        .count();
+    if letters_then_digits >= 3 {
+        return false;
+    }
+    let is_vowel = |c: u8| b"aeiou".contains(&c);
     let word_letters: usize = split_words(value)
         .iter()
         .filter(|word| {
             let bytes = word.as_bytes();
+            // `y` is a vowel at the end of a word (`key`, `party`); inside one it is mostly a
+            // consonant's place in random text (`rybq`).
+            let vowels = bytes.iter().filter(|&&c| is_vowel(c)).count()
+                + usize::from(bytes.last() == Some(&b'y'));
             bytes.len() >= 4
                 && bytes.iter().all(u8::is_ascii_lowercase)
-                && bytes.iter().any(|&c| is_vowel(c))
+                && vowels * 5 >= bytes.len()
                 && !bytes
                     .windows(4)
-                    .any(|run| run.iter().all(|&c| !is_vowel(c)))
+                    .any(|run| run.iter().all(|&c| !is_vowel(c) && c != b'y'))
         })
         .map(String::len)
         .sum();
@@ -1256,6 +1315,8 @@ fn data_map(line: &[u8], start: usize, end: usize) -> Option<Pending> {
 }
 
 /// A value of a Secret's `data:` map: base64 long enough and varied enough not to be a word.
+/// Unpadded base64 of random bytes lacks a digit one time in thirty (`qqGsjTCSzcicEwpdMjUE`):
+/// mixed case that is no camel-case name is enough from 16 characters on.
 pub(crate) fn is_base64_value(value: &[u8]) -> bool {
     let body_len = value.len() - value.iter().rev().take_while(|&&b| b == b'=').count();
     let body = &value[..body_len];
@@ -1266,7 +1327,10 @@ pub(crate) fn is_base64_value(value: &[u8]) -> bool {
         && body
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
-        && (body_len < value.len() || (classes.lower && classes.upper && classes.digit))
+        && (body_len < value.len()
+            || classes.lower
+                && classes.upper
+                && (classes.digit || (body_len >= 16 && !is_identifier_shaped(body))))
 }
 
 /// The blanks a line starts with.
@@ -1656,25 +1720,39 @@ fn looks_like_code(value: &[u8]) -> bool {
             true
         }
         Some(b'(' | b'[') => closes_first_bracket(&value[identifier_end..]),
-        // A path `a::b` goes on with a name (`n::@q|` is a password).
+        // A path `a::b` goes on with a name (`n::@q|` is a password), and its first part is a
+        // name (`xVPqSPdNL::Lefvw` is typed at random).
         Some(b':') => {
             value.get(identifier_end + 1) == Some(&b':')
                 && value
                     .get(identifier_end + 2)
                     .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+                && is_name(&value[..identifier_end])
         }
         Some(b'.') => {
-            // A chain of identifiers only: `process.env.TOKEN`, `self.token`.
-            // Names are words; a part with many digits (`pat.qmzj8f2wfa4i2i861.…`) is a token.
-            value.split(|&b| b == b'.').all(|part| {
-                let part = part.split(|&b| b == b'(').next().unwrap_or(part);
-                let digits = part.iter().filter(|b| b.is_ascii_digit()).count();
-                !part.is_empty()
-                    && (part[0].is_ascii_alphabetic() || part[0] == b'_')
-                    && part.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
-                    && digits * 5 < part.len()
-                    && !is_unmistakably_random(part)
-            })
+            // A chain of identifiers only: `process.env.TOKEN`, `self.token`, perhaps with type
+            // arguments after it (`typing.Optional[str]`, `java.util.List<String>`).
+            // Names are words; a part with many digits (`pat.qmzj8f2wfa4i2i861.…`) is a token,
+            // a part of random case (`ZnoQLs.NNjld`) a password.
+            let arguments = value
+                .iter()
+                .position(|b| b"[<".contains(b))
+                .unwrap_or(value.len());
+            let (chain, arguments) = value.split_at(arguments);
+            let type_arguments = arguments
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b"_.,:[]<> ".contains(&b));
+            type_arguments
+                && chain.split(|&b| b == b'.').all(|part| {
+                    let part = part.split(|&b| b == b'(').next().unwrap_or(part);
+                    let digits = part.iter().filter(|b| b.is_ascii_digit()).count();
+                    !part.is_empty()
+                        && (part[0].is_ascii_alphabetic() || part[0] == b'_')
+                        && part.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+                        && digits * 5 < part.len()
+                        && !is_unmistakably_random(part)
+                        && is_name(part)
+                })
         }
         _ => false,
     }
@@ -1862,6 +1940,36 @@ fn is_path(value: &[u8]) -> bool {
                 && value[0].is_ascii_alphabetic()
                 && value[1] == b':'
                 && matches!(value[2], b'\\' | b'/')))
+}
+
+/// One part of a code path written as names are: in one case (`env`, `TOKEN`, `os`), or
+/// words that each start with a capital (`Optional`, `getPassword`, `HashMap`), digits kept
+/// to the end of a word (`v1`, `utf8`). Random case (`ZnoQLs`, `xVPqSPdNL`) is typed.
+fn is_name(part: &[u8]) -> bool {
+    let letters: Vec<u8> = part
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_alphabetic)
+        .collect();
+    if letters.iter().all(u8::is_ascii_lowercase) || letters.iter().all(u8::is_ascii_uppercase) {
+        return true;
+    }
+    // Mixed case: every capital starts a word of at least two letters (an acronym such as
+    // `HTTPClient` or `IOError` ends with the capital that starts the next word), digits
+    // only end the part (`Base64`, not `Rwr2jn`), and a word of two letters has a vowel
+    // (`Id`, `Io`, not `Zm`).
+    let digits_end = part
+        .iter()
+        .skip_while(|b| !b.is_ascii_digit())
+        .all(u8::is_ascii_digit);
+    let words = split_words(part);
+    digits_end
+        && words
+            .iter()
+            .filter(|word| word.bytes().all(|b| b.is_ascii_alphabetic()))
+            .all(|word| {
+                word.len() > 2 || word.len() == 2 && word.bytes().any(|b| b"aeiouy".contains(&b))
+            })
 }
 
 /// Letters with optional `_ - .` separators shaped like a name: `camelCase`, `PascalCase`,

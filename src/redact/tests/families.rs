@@ -508,7 +508,9 @@ const LEAKS: &[(&str, &[&str])] = &[
             "DB_PASSWORD=«{a6}\\{a8}»",
             "password: «{a6} {a8}»",
             "password: «{a6}\t{a8}»",
-            "Password: «{a6}» «{a6}»",
+            // The second word is random by a digit or an inner capital: a word of small letters
+            // after a value is read as prose ("Password: X7hQ2p then press enter").
+            "Password: «{a6}» «{a5}{d1}»",
             "STRIPE_KEY=«sk_live_{a24}»;NEXT=1",
             "key: «-----BEGIN EC PRIVATE KEY-----\n{b64}\n{b40}\n-----END EC PRIVATE KEY-----»",
             "«-----BEGIN PRIVATE KEY-----\n    {b64}\n    {b64}\n    {b20}\n    -----END PRIVATE KEY-----»",
@@ -810,6 +812,44 @@ const LEAKS: &[(&str, &[&str])] = &[
             "mount -t cifs //fs/s /mnt -o username=svc,password='«{q16}»'",
         ],
     ),
+    (
+        "generated values that read as words by chance",
+        &[
+            // Small letters and digits: random text is pronounceable as often as not.
+            "Cookie: ci_session=«{l40}»; path=/",
+            "Set-Cookie: sessionid=«{l32}»; HttpOnly; Path=/",
+            "PHPSESSID=«{l26}»",
+            "SESSION_SECRET=«{l48}»",
+            "api_token: «{l40}»",
+            "export CLIENT_SECRET=«{l32}»",
+            "\"session_token\": \"«{l64}»\"",
+            // Mixed case broken into small fragments by its capitals.
+            "SECRET_KEY=«{L40}»",
+            "AUTH_TOKEN=«{L24}{d2}{L8}»",
+            "x-api-key: «{L32}»",
+            // Letters broken by digits after a qualified password word in prose.
+            "the password of the guest wifi is «HK{d3}MZ{d4}»",
+            "la contraseña del router es «{U4}{d3}{U2}{d2}»",
+            "das Passwort für den Server lautet «{L5}{d2}{L3}{d2}»",
+            // Random case around `.` or `::` is typed, not a member or a path.
+            "the password is «{L6}.{L6}»",
+            "mysql --password=«{L8}::{L6}» -u root",
+            "DB_PASSWORD=«{L6}.{L5}.{d2}»",
+            // Unpadded base64 in a Secret's data map, with or without digits.
+            "data:\n  DB_PASSWORD: «{L20}»\n  API_TOKEN: «{b32}»",
+        ],
+    ),
+    (
+        "salts and keys with blanks among their symbols",
+        &[
+            "define( 'AUTH_KEY',         '«{p30} {p33}»' );",
+            "define( 'SECURE_AUTH_KEY',  '«{p20} {p20} {p22}»' );",
+            "define('LOGGED_IN_SALT', '«{p40} {p23}»');",
+            "define( \"NONCE_SALT\", \"«{p12} {p25} {p25}»\" );",
+            "WORDPRESS_AUTH_SALT='«{p31} {p32}»'",
+            "  auth_key: \"«{p50} {p13}»\"",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -868,6 +908,15 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "PasswordField(\"Password\", validators=[DataRequired()])",
             "password = request.form[\"password\"]",
             "user.set_password(new_password)",
+            // Type expressions after a secret word: a path of names with type arguments.
+            "password: typing.Optional[str] = None",
+            "token: collections.abc.Mapping[str, Any] = {}",
+            "secret: java.util.Map<String, String> secrets;",
+            "api_key: pydantic.SecretStr = Field(...)",
+            "session: sqlalchemy.orm.Session",
+            "password: Optional[str] = None",
+            "credentials: google.oauth2.credentials.Credentials",
+            "token = HTTPClient.IOError",
         ],
     ),
     (
@@ -1177,6 +1226,11 @@ fn expand_spans(template: &str, seed: u64) -> (String, Vec<String>) {
     (text, secrets)
 }
 
+/// Each template is expanded this many times, with different random characters: a rule that
+/// holds for one draw of a secret but not for another (a random value that happens to read
+/// as words) is a rule about that draw.
+const DRAWS: u64 = 8;
+
 /// A piece of a secret this long left in the output is a partial leak.
 const LEAK_PIECE: usize = 6;
 
@@ -1211,24 +1265,26 @@ fn every_family_of_leaks_is_redacted_whole() {
     let mut failures = Vec::new();
     for (family, templates) in LEAKS {
         for (index, template) in templates.iter().enumerate() {
-            let (text, secrets) = expand_spans(template, 7000 + index as u64);
-            assert!(!secrets.is_empty(), "{family}: no «secret» in {template}");
-            let output = redactor().redact(&text).text;
-            for secret in &secrets {
-                if let Some(piece) = leaked_piece(&output, secret) {
-                    failures.push(format!("  {family}: `{piece}` left in {output:?}"));
+            for draw in 0..DRAWS {
+                let (text, secrets) = expand_spans(template, 7000 + index as u64 + draw * 100_000);
+                assert!(!secrets.is_empty(), "{family}: no «secret» in {template}");
+                let output = redactor().redact(&text).text;
+                for secret in &secrets {
+                    if let Some(piece) = leaked_piece(&output, secret) {
+                        failures.push(format!("  {family}: `{piece}` left in {output:?}"));
+                    }
                 }
-            }
-            // The text around the secrets stays: the judge needs it.
-            let (first, last) = (
-                template.split('«').next().unwrap_or_default(),
-                template.rsplit('»').next().unwrap_or_default(),
-            );
-            if !first.contains('{') && !output.starts_with(first) {
-                failures.push(format!("  {family}: lost the text before in {output:?}"));
-            }
-            if !last.contains('{') && !output.ends_with(last) {
-                failures.push(format!("  {family}: lost the text after in {output:?}"));
+                // The text around the secrets stays: the judge needs it.
+                let (first, last) = (
+                    template.split('«').next().unwrap_or_default(),
+                    template.rsplit('»').next().unwrap_or_default(),
+                );
+                if !first.contains('{') && !output.starts_with(first) {
+                    failures.push(format!("  {family}: lost the text before in {output:?}"));
+                }
+                if !last.contains('{') && !output.ends_with(last) {
+                    failures.push(format!("  {family}: lost the text after in {output:?}"));
+                }
             }
         }
     }
@@ -1240,10 +1296,12 @@ fn every_family_of_look_alikes_stays() {
     let mut failures = Vec::new();
     for (family, templates) in LOOK_ALIKES {
         for (index, template) in templates.iter().enumerate() {
-            let (text, _) = expand(template, "none", 8000 + index as u64);
-            let output = redactor().redact(&text).text;
-            if output != text {
-                failures.push(format!("  {family}: {text:?}\n    became {output:?}"));
+            for draw in 0..DRAWS {
+                let (text, _) = expand(template, "none", 8000 + index as u64 + draw * 100_000);
+                let output = redactor().redact(&text).text;
+                if output != text {
+                    failures.push(format!("  {family}: {text:?}\n    became {output:?}"));
+                }
             }
         }
     }
@@ -1309,6 +1367,39 @@ fn base64_dumps_of_credential_files_are_redacted_and_plain_base64_stays() {
             9100 + index as u64,
         );
         let text = format!("{prefix}{}", base64(words.as_bytes()));
+        assert_eq!(redactor().redact(&text).text, text);
+    }
+}
+
+#[test]
+fn connection_strings_encoded_as_base64_are_redacted_at_every_offset() {
+    // One, two or three bytes before `://` put it at each of the three offsets of the encoding.
+    let urls = [
+        "postgres://app:{a20}@db.internal:5432/app",
+        "xmysql://root:{q14}@db:3306/shop",
+        "xymongodb+srv://admin:{a18}@cluster0.ab1cd.mongodb.net/prod",
+        "redis://:{a24}@cache.internal:6379/0",
+        "xamqp://svc:{a16}@rabbit:5672/vhost",
+        "xyhttps://deploy:{a20}@git.internal/org/repo.git",
+    ];
+    for prefix in ["DATABASE_URL_B64=", "echo ", "  uri: \""] {
+        for (index, url) in urls.iter().enumerate() {
+            let (url, _) = expand(url, "none", 9200 + index as u64);
+            let encoded = base64(url.as_bytes());
+            let text = format!("{prefix}{encoded}");
+            let output = redactor().redact(&text).text;
+            assert!(
+                output.starts_with(prefix) && leaked_piece(&output, &encoded[8..]).is_none(),
+                "{url:?} as {text:?}: {output:?}"
+            );
+        }
+    }
+    // A URL without a password, encoded, is no secret.
+    for url in [
+        "https://github.com/org/repo.git",
+        "postgres://db.internal:5432/app",
+    ] {
+        let text = format!("REPO_B64={}", base64(url.as_bytes()));
         assert_eq!(redactor().redact(&text).text, text);
     }
 }
