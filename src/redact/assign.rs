@@ -557,7 +557,18 @@ impl Grammar {
             .iter()
             .any(|k| k.as_bytes().eq_ignore_ascii_case(key))
         {
-            return Some(KeyClass::Secret);
+            // redis.conf's `requirepass` is a password, judged as one (a documented key may
+            // glue a short password word: `pass`).
+            let names_a_password = words.iter().any(|w| {
+                self.password_words
+                    .iter()
+                    .any(|noun| noun.len() >= 4 && w.ends_with(noun.as_str()))
+            });
+            return Some(if names_a_password {
+                KeyClass::Password
+            } else {
+                KeyClass::Secret
+            });
         }
         if before_last.is_some_and(|before| self.non_secret_qualifiers.iter().any(|q| q == before))
             || self.non_secret_tails.iter().any(|tail| tail == last)
@@ -651,6 +662,7 @@ impl Grammar {
             .iter()
             .all(|b| b.is_ascii_alphabetic() || b"_-.".contains(b))
             && is_identifier_shaped(value)
+            && !(class == KeyClass::Password && is_passphrase(value))
         {
             return false;
         }
@@ -929,7 +941,8 @@ impl Grammar {
         // A qualifier between the word and its value: "the password FOR THE STAGING DATABASE
         // is …", "la contraseña DEL USUARIO `root` EN EL SERVIDOR es: …". Only a copula (or a
         // word ending with a colon) after a few words introduces the value, and only a value
-        // that is unmistakably generated counts: the words between could be any sentence.
+        // that is unmistakably generated counts after a copula: the words between could be any
+        // sentence.
         let mut pos = after_keyword;
         for _ in 0..MAX_QUALIFIER_WORDS {
             pos = skip_blanks(line, pos);
@@ -952,8 +965,14 @@ impl Grammar {
                     || (!c.is_ascii() && core.len() > c.len() && core.ends_with(c.as_bytes()))
             });
             if copula || core.len() < word.len() {
+                // A label ending with a colon ("Password for user deploy: …") introduces its
+                // value as a form does; a copula may go on with any sentence, so only a
+                // generated value counts after one.
+                let labelled = !copula && core.len() < word.len();
                 let value_at = self.skip_prose_connectors(line, word_end);
-                return self.prose_value(line, value_at, true).filter(long_enough);
+                return self
+                    .prose_value(line, value_at, generated_only || !labelled)
+                    .filter(long_enough);
             }
             // The sentence ended without giving a value.
             if word.ends_with(b".")
@@ -1647,8 +1666,12 @@ fn trim_end(line: &[u8], start: usize, mut end: usize) -> Range<usize> {
     start..end
 }
 
-/// The key starts the line (after indentation, `export`, a YAML list dash) and so the value
-/// is data, not an expression.
+/// What may stand before the key of a line of settings: shell's `export`, a YAML list dash,
+/// a Dockerfile's `ENV` and `ARG`, cmd.exe's `set`.
+const CONFIG_LINE_STARTS: &[&[u8]] = &[b"export ", b"- ", b"ENV ", b"ARG ", b"set ", b"SET "];
+
+/// The key starts the line (after indentation, `export`, a YAML list dash, `ENV`) and so the
+/// value is data, not an expression.
 fn is_config_line(line: &[u8], key_start: usize) -> bool {
     let mut prefix = &line[..key_start];
     while let Some((&first, rest)) = prefix.split_first() {
@@ -1658,9 +1681,9 @@ fn is_config_line(line: &[u8], key_start: usize) -> bool {
             break;
         }
     }
-    let prefix = prefix
-        .strip_prefix(b"export ")
-        .or_else(|| prefix.strip_prefix(b"- "))
+    let prefix = CONFIG_LINE_STARTS
+        .iter()
+        .find_map(|start| prefix.strip_prefix(*start))
         .unwrap_or(prefix);
     prefix.iter().all(|&b| is_blank(b))
 }
@@ -1940,6 +1963,19 @@ fn is_path(value: &[u8]) -> bool {
                 && value[0].is_ascii_alphabetic()
                 && value[1] == b':'
                 && matches!(value[2], b'\\' | b'/')))
+}
+
+/// Small words joined by hyphens as a password generator joins them (`velvet-orbit-tundra-maple`,
+/// diceware): four words, or three of fifteen letters and more. Fewer or shorter words are a
+/// setting's name (`not-set`, `read-only`); words of one to three letters are prose
+/// (`set-by-the-installer`, `use-the-vault-entry`).
+fn is_passphrase(value: &[u8]) -> bool {
+    let words: Vec<&[u8]> = value.split(|&b| b == b'-').collect();
+    let words_fit = words
+        .iter()
+        .all(|word| (3..=12).contains(&word.len()) && word.iter().all(u8::is_ascii_lowercase));
+    let short_words = words.iter().filter(|word| word.len() == 3).count();
+    words_fit && short_words <= 1 && (words.len() >= 4 || words.len() == 3 && value.len() >= 15)
 }
 
 /// One part of a code path written as names are: in one case (`env`, `TOKEN`, `os`), or

@@ -798,6 +798,15 @@ fn class_chars(class: char) -> &'static [u8] {
     }
 }
 
+/// Words of a diceware-style list (`{w}` in a template): four to eight small letters.
+const PASSPHRASE_WORDS: &[&str] = &[
+    "velvet", "orbit", "tundra", "maple", "copper", "falcon", "river", "stone", "ember", "quartz",
+    "harbor", "lantern", "meadow", "pickle", "saddle", "thimble", "walnut", "zephyr", "banjo",
+    "cobalt", "dagger", "frosty", "gravel", "hazel", "island", "jigsaw", "kettle", "lobster",
+    "mango", "nectar", "oyster", "pepper", "quiver", "rocket", "sierra", "tulip", "umpire",
+    "violet", "willow", "yonder",
+];
+
 /// Expands a template into (text, expected redaction of it as `kind`).
 fn expand(template: &str, kind: &str, seed: u64) -> (String, String) {
     let mut random = Random(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -828,6 +837,12 @@ fn expand(template: &str, kind: &str, seed: u64) -> (String, String) {
                     .map(|&n| group(&mut random, n))
                     .collect();
                 parts.join("-")
+            }
+            // A dictionary word, as a passphrase generator draws them.
+            '{' if rest.starts_with("w}") => {
+                rest = &rest["w}".len()..];
+                let index = (random.next() % PASSPHRASE_WORDS.len() as u64) as usize;
+                PASSPHRASE_WORDS[index].to_string()
             }
             '{' if rest.len() > 1 && rest[1..].starts_with(|d: char| d.is_ascii_digit()) => {
                 let class = rest.chars().next().unwrap_or('a');

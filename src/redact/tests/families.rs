@@ -840,6 +840,30 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "passphrases, settings lines and labelled prose",
+        &[
+            // Words a generator joins with hyphens are a password, in any format.
+            "DB_PASSWORD=«{w}-{w}-{w}-{w}»",
+            "password: «{w}-{w}-{w}-{w}»",
+            "\"password\": \"«{w}-{w}-{w}-{w}-{w}»\"",
+            "<Password>«{w}-{w}-{w}-{w}»</Password>",
+            "mongodb://admin:«{w}-{w}-{w}-{w}»@localhost:27017/app",
+            "The root password is «{w}-{w}-{w}-{w}»",
+            "WPA passphrase: «{w}-{w}-{w}-{w}»",
+            // A Dockerfile's ENV and ARG and cmd.exe's set are lines of settings.
+            "ENV DB_PASSWORD=«{w}{w}»",
+            "ARG ADMIN_PASSWORD=«{w}{w}»",
+            "set DB_PASSWORD=«{w}{w}»",
+            // redis.conf's password directives take any password.
+            "requirepass «{w}-{w}-{w}-{w}»",
+            "requirepass «{a6}{d3}»",
+            // A label ending with a colon gives its value as a form does.
+            "Password for user deploy: «{L6}{d3}#{a2}»",
+            "[sudo] password for bob: «{a5}{d2}{a3}»",
+            "Kennwort für den Dienst: «{a6}!{d3}»",
+        ],
+    ),
+    (
         "salts and keys with blanks among their symbols",
         &[
             "define( 'AUTH_KEY',         '«{p30} {p33}»' );",
@@ -908,6 +932,14 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "PasswordField(\"Password\", validators=[DataRequired()])",
             "password = request.form[\"password\"]",
             "user.set_password(new_password)",
+            // Hyphenated settings and sentences are no passphrase: few words, or small ones.
+            "password: not-set-yet",
+            "DB_PASSWORD=use-the-vault-entry",
+            "password: read-only",
+            "password_policy: strong-passwords-required",
+            "the password for this account: see below",
+            "Password for the admin account: not set",
+            "password for postgres: (none)",
             // Type expressions after a secret word: a path of names with type arguments.
             "password: typing.Optional[str] = None",
             "token: collections.abc.Mapping[str, Any] = {}",
