@@ -199,7 +199,9 @@ impl Grammar {
         if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
             return None;
         }
-        let class = self.classify_key(key)?;
+        let class = self
+            .classify_key(key)
+            .or_else(|| self.classify_cookie_id(line, start, key))?;
         let mut pos = end;
 
         // Command-line flags: `--password=…`, `--password …`.
@@ -600,6 +602,20 @@ impl Grammar {
             return Some(KeyClass::Weak);
         }
         class
+    }
+
+    /// A cookie's `…_id` named by a secret word (`session_id`, `auth_id`) is the session
+    /// itself: in a `Cookie:` header, `Set-Cookie:`, `document.cookie`, curl's `--cookie` /
+    /// `-b`, though elsewhere a session id names a session (a hook payload's `session_id`).
+    fn classify_cookie_id(&self, line: &[u8], start: usize, key: &[u8]) -> Option<KeyClass> {
+        let before = line[..start].to_ascii_lowercase();
+        let in_cookie = memchr::memmem::find(&before, b"cookie").is_some()
+            || memchr::memmem::find(&before, b" -b ").is_some();
+        let stem = key
+            .strip_suffix(b"_id")
+            .or_else(|| key.strip_suffix(b"_ID"))
+            .or_else(|| key.strip_suffix(b"Id"))?;
+        (in_cookie && !stem.is_empty()).then(|| self.classify_key(stem))?
     }
 
     /// Whether a value is plausible as a secret. `plain` says a value of letters alone may be

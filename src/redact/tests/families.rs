@@ -864,6 +864,16 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "session cookies named `…_id`",
+        &[
+            "curl -b 'session_id=«{a40}»' https://app.internal/api",
+            "Cookie: theme=dark; session_id=«{a32}»",
+            "Set-Cookie: sessionId=«{u43}»; Path=/; HttpOnly",
+            "document.cookie = \"auth_id=«{a40}»; path=/\"",
+            "curl --cookie \"sess_id=«{l32}»\" https://app.internal",
+        ],
+    ),
+    (
         "salts and keys with blanks among their symbols",
         &[
             "define( 'AUTH_KEY',         '«{p30} {p33}»' );",
@@ -932,6 +942,10 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "PasswordField(\"Password\", validators=[DataRequired()])",
             "password = request.form[\"password\"]",
             "user.set_password(new_password)",
+            // Outside a cookie a session id names a session.
+            "{\"session_id\": \"{uuid}\", \"transcript_path\": \"/tmp/t.jsonl\"}",
+            "session_id = {a32}",
+            "Cookie: user_id={a32}; theme=dark",
             // Hyphenated settings and sentences are no passphrase: few words, or small ones.
             "password: not-set-yet",
             "DB_PASSWORD=use-the-vault-entry",
@@ -1375,6 +1389,12 @@ fn base64_dumps_of_credential_files_are_redacted_and_plain_base64_stays() {
         (
             "  .dockerconfigjson: ",
             "{\"auths\":{\"ghcr.io\":{\"username\":\"bot\",\"password\":\"{a20}\"}}}",
+        ),
+        ("ENV_FILE=", "DB_USER=app\nDB_PASS={a16}\n"),
+        ("  .env: ", "APP_ENV=prod\nSMTP_PASS={a14}\n"),
+        (
+            "KUBECONFIG_B64=",
+            "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    client-key-data: {b60}\n",
         ),
         (
             "KUBECONFIG_DATA=",
