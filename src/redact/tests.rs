@@ -417,6 +417,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "«re_{a8}_{a24}»",
         "re_compiled_regularExpressionsCaches",
     ),
+    (
+        "twilio-auth-token-argument",
+        "const client = twilio(\"AC{h32}\", \"«{h32}»\");",
+        "const client = twilio(accountSid, authToken);",
+    ),
+    (
+        "algolia-api-key-argument",
+        "const client = algoliasearch(\"{U10}\", \"«{h32}»\");",
+        "const client = algoliasearch(appId, apiKey);",
+    ),
+    (
+        "cohere-api-key-argument",
+        "co = cohere.Client(\"«{a40}»\")",
+        "co = cohere.Client(os.environ[\"CO_API_KEY\"])",
+    ),
     ("stripe-secret-key", "«sk_live_{a99}»", "sk_live_{a10}"),
     ("stripe-restricted-key", "«rk_live_{a99}»", "rk_live_{a10}"),
     ("stripe-webhook-secret", "«whsec_{a32}»", "whsec_{a10}"),
