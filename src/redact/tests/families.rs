@@ -874,6 +874,16 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        // A crypt hash given as a user's password is cracked back into it offline, as the
+        // `password-hash` rule says of htpasswd and shadow lines; under a key naming the hash
+        // (`password_hash = "$argon2id$…"`) it stays, as a look-alike below.
+        "crypt hashes given as the password",
+        &[
+            "password: «$2b$12${a53}»",
+            "  \"password\": \"«$2y$10${a53}»\"",
+        ],
+    ),
+    (
         "salts and keys with blanks among their symbols",
         &[
             "define( 'AUTH_KEY',         '«{p30} {p33}»' );",
