@@ -1220,8 +1220,8 @@ fn is_rule_list(value: &[u8]) -> bool {
 
 /// Whether most of `value` is pronounceable words of four letters or more: an identifier or
 /// prose (`AgencyIdentificationCodeContentType`), where random text breaks into fragments.
-/// A word of a language has a vowel in every five letters at least, where random small
-/// letters often have fewer (`rvihfj`); and names seldom break their words with digits, where random
+/// A word of a language has a vowel in every six letters at least (`string`, `struct`),
+/// where random small letters often have fewer (`skwqxt`); and names seldom break their words with digits, where random
 /// small letters and digits (`zgeiw1xf266ccifu6fd6yibehmi5sk`) do every few characters.
 fn is_wordy(value: &[u8]) -> bool {
     let letters_then_digits = value
@@ -1242,7 +1242,7 @@ fn is_wordy(value: &[u8]) -> bool {
                 + usize::from(bytes.last() == Some(&b'y'));
             bytes.len() >= 4
                 && bytes.iter().all(u8::is_ascii_lowercase)
-                && vowels * 5 >= bytes.len()
+                && vowels * 6 >= bytes.len()
                 && !bytes
                     .windows(4)
                     .any(|run| run.iter().all(|&c| !is_vowel(c) && c != b'y'))
@@ -1453,7 +1453,8 @@ pub(crate) fn find_value_field(line: &[u8], from: usize) -> Option<usize> {
 /// `token string =` or `token: &str =` at `at`: the position of the `=`.
 fn typed_assignment(line: &[u8], at: usize, blank_before: bool) -> Option<usize> {
     let mut pos = at;
-    if line.get(pos) == Some(&b':') {
+    let colon = line.get(pos) == Some(&b':');
+    if colon {
         if line.get(pos + 1) == Some(&b':') {
             return None;
         }
@@ -1461,9 +1462,10 @@ fn typed_assignment(line: &[u8], at: usize, blank_before: bool) -> Option<usize>
     } else if !blank_before {
         return None;
     }
-    // Up to three words (`&'static str`, `&mut String`); a Rust lifetime is the only quote a
-    // type holds.
-    for word in 0..3 {
+    // Up to three words after a colon (`&'static str`, `&mut String`); one without (Go's
+    // `var token string =`), since words after a key are prose ("password is X7=…"). A Rust
+    // lifetime is the only quote a type holds.
+    for word in 0..if colon { 3 } else { 1 } {
         let type_start = pos;
         while pos < line.len()
             && (line[pos].is_ascii_alphanumeric()
@@ -1477,6 +1479,17 @@ fn typed_assignment(line: &[u8], at: usize, blank_before: bool) -> Option<usize>
                 return None;
             }
             break;
+        }
+        // A type is written in names (`Option<String>`, `i32`); a word starting with a digit
+        // or of random case is a password holding `=` (`password: OB1eL6=fYp:1HX`).
+        let type_word = &line[type_start..pos];
+        if type_word[0].is_ascii_digit()
+            || !type_word
+                .split(|b| !b.is_ascii_alphanumeric())
+                .filter(|name| !name.is_empty())
+                .all(is_name)
+        {
+            return None;
         }
         pos = skip_blanks(line, pos);
         if line.get(pos) == Some(&b'=') {
@@ -1759,6 +1772,18 @@ fn looks_like_code(value: &[u8]) -> bool {
             true
         }
         Some(b'(' | b'[') => closes_first_bracket(&value[identifier_end..]),
+        // A generic type, perhaps cut at a blank: `Map<String,`, `Option<Vec<u8>>`.
+        Some(b'<') => {
+            let arguments = &value[identifier_end..];
+            is_name(&value[..identifier_end])
+                && arguments
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b"_<>,:[]&' ".contains(&b))
+                && arguments
+                    .split(|b| !b.is_ascii_alphanumeric())
+                    .filter(|name| !name.is_empty())
+                    .all(is_name)
+        }
         // A path `a::b` goes on with a name (`n::@q|` is a password), and its first part is a
         // name (`xVPqSPdNL::Lefvw` is typed at random).
         Some(b':') => {

@@ -835,6 +835,10 @@ const LEAKS: &[(&str, &[&str])] = &[
             "the password is «{L6}.{L6}»",
             "mysql --password=«{L8}::{L6}» -u root",
             "DB_PASSWORD=«{L6}.{L5}.{d2}»",
+            // A password holding `=` is no typed declaration (`password: str = …`).
+            "password: «{a6}={a3}}{a3}»",
+            "Password: «{L2}{d1}{L3}={a3}:{a3}»",
+            "the password is «{a6}={a3}%{a3}»",
             // Unpadded base64 in a Secret's data map, with or without digits.
             "data:\n  DB_PASSWORD: «{L20}»\n  API_TOKEN: «{b32}»",
         ],
@@ -971,6 +975,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "api_key: pydantic.SecretStr = Field(...)",
             "session: sqlalchemy.orm.Session",
             "password: Optional[str] = None",
+            "password: Option<String> = None",
+            "token: Map<String, String> = new HashMap<>();",
+            "let secret: Vec<u8> = Vec::new();",
             "credentials: google.oauth2.credentials.Credentials",
             "token = HTTPClient.IOError",
         ],
