@@ -1575,9 +1575,18 @@ fn unquoted_value(
     let mut end = at;
     while end < line.len() {
         let byte = line[end];
-        // Outside a string a backslash is a character of the value (`pass\tword`).
+        // Outside a string a backslash is a character of the value (`pass\tword`), and so is
+        // a quote inside it that closes nothing (a generated salt's `` ` `` or `"`: `…644`A~_]…`):
+        // one that ends the value is followed by a blank, punctuation or the line's end, and
+        // one after a bracket opens an index (`os.environ["DB_PASSWORD"]`).
+        let inner_quote = !in_string
+            && end > at
+            && !b"[({=,".contains(&line[end - 1])
+            && line.get(end + 1).is_some_and(|&next| {
+                !is_blank(next) && !is_quote(next) && !b",;)]}>".contains(&next)
+            });
         let stops = is_blank(byte)
-            || is_quote(byte)
+            || (is_quote(byte) && !inner_quote)
             || (in_string
                 && byte == b'\\'
                 && line.get(end + 1).is_some_and(|b| b"nrt\"'\\".contains(b)))

@@ -895,6 +895,9 @@ const LEAKS: &[(&str, &[&str])] = &[
             "define('LOGGED_IN_SALT', '«{p40} {p23}»');",
             "define( \"NONCE_SALT\", \"«{p12} {p25} {p25}»\" );",
             "WORDPRESS_AUTH_SALT='«{p31} {p32}»'",
+            // Unquoted in a `.env`: a quote inside the salt closes nothing.
+            "WORDPRESS_NONCE_SALT=«{a2}{p18}{a1}`{a1}{p20}{a1}\"{a1}{p22}»",
+            "AUTH_KEY=«{a2}{p28}{a1}'{a1}{p33}»",
             "  auth_key: \"«{p50} {p13}»\"",
         ],
     ),
