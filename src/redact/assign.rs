@@ -608,14 +608,18 @@ impl Grammar {
     /// itself: in a `Cookie:` header, `Set-Cookie:`, `document.cookie`, curl's `--cookie` /
     /// `-b`, though elsewhere a session id names a session (a hook payload's `session_id`).
     fn classify_cookie_id(&self, line: &[u8], start: usize, key: &[u8]) -> Option<KeyClass> {
-        let before = line[..start].to_ascii_lowercase();
-        let in_cookie = memchr::memmem::find(&before, b"cookie").is_some()
-            || memchr::memmem::find(&before, b" -b ").is_some();
+        // The key first: most keys reaching here end in no `id`, and the line need not be read.
         let stem = key
             .strip_suffix(b"_id")
             .or_else(|| key.strip_suffix(b"_ID"))
-            .or_else(|| key.strip_suffix(b"Id"))?;
-        (in_cookie && !stem.is_empty()).then(|| self.classify_key(stem))?
+            .or_else(|| key.strip_suffix(b"Id"))
+            .filter(|stem| !stem.is_empty())?;
+        let before = &line[..start];
+        let in_cookie = before
+            .windows(b"cookie".len())
+            .any(|window| window.eq_ignore_ascii_case(b"cookie"))
+            || memchr::memmem::find(before, b" -b ").is_some();
+        in_cookie.then(|| self.classify_key(stem))?
     }
 
     /// Whether a value is plausible as a secret. `plain` says a value of letters alone may be
