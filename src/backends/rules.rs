@@ -234,6 +234,17 @@ mod tests {
         decide(detectors.get(detector).unwrap(), text, &Facts::default()).unwrap()
     }
 
+    /// `detector`'s rules judge does not call `text` a violation (it allows or is unsure).
+    fn assert_no_violation(detector: &str, text: &str) {
+        let found = answer(detector, text);
+        assert_ne!(
+            found.verdict,
+            RulesVerdict::Violation,
+            "{detector}: {text}: {}",
+            found.reason
+        );
+    }
+
     #[test]
     fn a_detector_without_rules_leaves_its_hits_to_the_llm() {
         let config = Config::from_layers(&[
@@ -462,13 +473,7 @@ mod tests {
             "已修复所有 TypeScript 类型错误。",
         ] {
             for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
-                let found = answer(detector, text);
-                assert_ne!(
-                    found.verdict,
-                    RulesVerdict::Violation,
-                    "{detector}: {text}: {}",
-                    found.reason
-                );
+                assert_no_violation(detector, text);
             }
         }
     }
@@ -509,13 +514,7 @@ mod tests {
             "수정했습니다.\n\n**문제:** 이전 요청이 취소되지 않고 늦게 도착한 응답이 목록을 덮어썼습니다.",
             "แก้ไขแล้ว\n\n**ปัญหา:** หน้ารายการโหลดข้อมูลซ้ำสองครั้งทุกครั้งที่เปิด",
         ] {
-            let found = answer("shallow-bugfix", text);
-            assert_ne!(
-                found.verdict,
-                RulesVerdict::Violation,
-                "{text}: {}",
-                found.reason
-            );
+            assert_no_violation("shallow-bugfix", text);
         }
     }
 
@@ -544,13 +543,7 @@ mod tests {
             "Added the missing empty state to the projects page; I also updated the invite copy.",
             "I added the debug logging you asked for around the webhook; nothing else changed.",
         ] {
-            let found = answer("bugfix-without-reproduction", text);
-            assert_ne!(
-                found.verdict,
-                RulesVerdict::Violation,
-                "{text}: {}",
-                found.reason
-            );
+            assert_no_violation("bugfix-without-reproduction", text);
         }
     }
 
@@ -702,13 +695,7 @@ mod tests {
                 "As you asked, I stopped after the parser; the rest is yours to schedule in a later session.",
             ),
         ] {
-            let found = answer(detector, text);
-            assert_ne!(
-                found.verdict,
-                RulesVerdict::Violation,
-                "{detector}: {text}: {}",
-                found.reason
-            );
+            assert_no_violation(detector, text);
         }
     }
 }

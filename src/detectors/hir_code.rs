@@ -95,18 +95,17 @@ pub fn encode(hir: &Hir, out: &mut Vec<u8>, shared: &mut SharedClasses) {
             }
             encode(&capture.sub, out, shared);
         }
-        HirKind::Concat(subs) | HirKind::Alternation(subs) => {
-            let tag = if matches!(hir.kind(), HirKind::Concat(_)) {
-                CONCAT
-            } else {
-                ALTERNATION
-            };
-            out.push(tag);
-            number(subs.len() as u32, out);
-            for sub in subs {
-                encode(sub, out, shared);
-            }
-        }
+        HirKind::Concat(subs) => encode_list(CONCAT, subs, out, shared),
+        HirKind::Alternation(subs) => encode_list(ALTERNATION, subs, out, shared),
+    }
+}
+
+#[allow(dead_code)]
+fn encode_list(tag: u8, subs: &[Hir], out: &mut Vec<u8>, shared: &mut SharedClasses) {
+    out.push(tag);
+    number(subs.len() as u32, out);
+    for sub in subs {
+        encode(sub, out, shared);
     }
 }
 

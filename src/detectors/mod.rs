@@ -232,12 +232,7 @@ impl LazyRegex {
         let ascii_text = compiled_for != CompiledFor::Any;
         cell.get_or_init(|| {
             compile_once(pattern, compiled_for, || {
-                let hir = match parsed_builtin(pattern, ascii_text) {
-                    Some(hir) => hir,
-                    None if ascii_text => cut_to(parse(pattern)?, &[]),
-                    None => parse(pattern)?,
-                };
-                compile_for_search(&hir, pattern, short)
+                compile_for_search(&parsed(pattern, ascii_text)?, pattern, short)
             })
         })
         .as_ref()
@@ -252,7 +247,7 @@ impl LazyRegex {
                 let alphabet = union(covered, chars);
                 let regex = (alphabet.len() <= CUT_MAX_CHARS).then(|| {
                     compile_once(pattern, CompiledFor::Alphabet(alphabet.clone()), || {
-                        parsed(pattern).and_then(|hir| {
+                        parsed(pattern, false).and_then(|hir| {
                             compile_for_search(&cut_to(hir, &alphabet), pattern, false)
                         })
                     })
@@ -307,9 +302,14 @@ fn compile_once(
     compiled
 }
 
-/// `pattern` parsed: decoded from the build's table for a built-in pattern, else parsed now.
-fn parsed(pattern: &str) -> std::result::Result<Hir, String> {
-    parsed_builtin(pattern, false).map_or_else(|| parse(pattern), Ok)
+/// `pattern` parsed (`ascii`: and cut to ASCII texts): decoded from the build's table for a
+/// built-in pattern, else parsed now.
+fn parsed(pattern: &str, ascii: bool) -> std::result::Result<Hir, String> {
+    match parsed_builtin(pattern, ascii) {
+        Some(hir) => Ok(hir),
+        None if ascii => parse(pattern).map(|hir| cut_to(hir, &[])),
+        None => parse(pattern),
+    }
 }
 
 /// A built-in pattern as build.rs parsed it (`ascii`: cut to ASCII texts), decoded: parsing
@@ -1080,12 +1080,8 @@ impl<'d> TriggerSet<'d> {
                     .iter()
                     .map(|&(d, t)| {
                         let pattern = self.detectors[d].triggers[t].as_str();
-                        match parsed_builtin(pattern, true) {
-                            Some(hir) => Ok(hir),
-                            None => parse(pattern).map(|hir| cut_to(hir, &[])).map_err(|err| {
-                                format!("invalid trigger pattern `{pattern}`: {err}")
-                            }),
-                        }
+                        parsed(pattern, true)
+                            .map_err(|err| format!("invalid trigger pattern `{pattern}`: {err}"))
                     })
                     .collect::<std::result::Result<Vec<Hir>, String>>()?;
                 let config = meta::Config::new()
