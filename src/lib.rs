@@ -36,6 +36,7 @@ pub mod shell;
 pub mod text;
 pub mod transcript;
 pub mod trust;
+pub mod watchdog;
 
 use std::process::ExitCode;
 

@@ -21,12 +21,16 @@ use crate::loopguard::{self, LoopGuard};
 use crate::notices;
 use crate::pipeline::Judge;
 use crate::protected::Protected;
+use crate::shell;
+use crate::watchdog::Watchdog;
 
 /// Set by agentguard on every judge subprocess: a hook that sees it allows at once.
 const JUDGE_ACTIVE: &str = backends::process::JUDGE_ACTIVE_VAR;
 /// The user's kill switch.
 const DISABLE: &str = "AGENTGUARD_DISABLE";
-/// Fault injection for tests of the failure direction: `panic` makes the hook panic.
+/// Fault injection for tests of the failure direction: `panic` makes the hook panic, `stall`
+/// makes the PreToolUse decision on a long or nested command never finish (the watchdog
+/// answers).
 const FAULT: &str = "AGENTGUARD_FAULT";
 
 pub fn run(hook: HookCommand) -> Result<u8> {
@@ -38,12 +42,16 @@ pub fn run(hook: HookCommand) -> Result<u8> {
         return Ok(0);
     }
     if let Some(answer) = guarded(event, &args) {
-        let mut stdout = std::io::stdout().lock();
-        // The host may have gone away; there is no one left to tell.
-        let _ = writeln!(stdout, "{answer}");
-        let _ = stdout.flush();
+        print_answer(&answer);
     }
     Ok(0)
+}
+
+fn print_answer(answer: &serde_json::Value) {
+    let mut stdout = std::io::stdout().lock();
+    // The host may have gone away; there is no one left to tell.
+    let _ = writeln!(stdout, "{answer}");
+    let _ = stdout.flush();
 }
 
 fn env_is(var: &str, value: &str) -> bool {
@@ -230,8 +238,34 @@ fn pre_tool(
     let role = std::env::var(guard::pre_tool::ROLE_VAR).ok();
     let cwd = input.cwd.clone().or_else(|| std::env::current_dir().ok());
     let protected = Protected::locate(cwd.unwrap_or_default(), config.log.dir.clone());
+    // A short flat command is analysed in microseconds; any other gets the analysis budget,
+    // kept for the whole decision by a watchdog (the analysis then runs on this thread).
+    let long_or_nested = input.command().filter(|c| !shell::is_short_and_flat(c));
+    let watchdog = long_or_nested.map(|_| {
+        let (mut record, log) = (record.clone(), config.log.clone());
+        Watchdog::arm(shell::TIME_BUDGET, move || {
+            let why = format!(
+                "the command took more than {} s to analyse",
+                shell::TIME_BUDGET.as_secs()
+            );
+            let decision = Decision::failed(Event::PreTool, host, why);
+            let answer = decision.answer(host);
+            record.set_decision(decision);
+            crate::log::append_per_config(Some(&log), &record);
+            if let Some(answer) = answer {
+                print_answer(&answer);
+            }
+            std::process::exit(0);
+        })
+    });
+    if env_is(FAULT, "stall") {
+        loop {
+            std::thread::park();
+        }
+    }
     let decision =
         guard::pre_tool::decide(host, input, role.as_deref(), config, detectors, &protected);
+    drop(watchdog);
     (record, decision)
 }
 

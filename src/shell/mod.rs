@@ -36,7 +36,7 @@ mod tests;
 
 use std::fmt;
 
-pub use walk::ParseError;
+pub use walk::{ParseError, TIME_BUDGET, is_short_and_flat};
 
 /// Why a command is denied in a read-only role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

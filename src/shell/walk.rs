@@ -235,12 +235,15 @@ pub struct Analysis {
 /// unclosed parentheses) its time grows exponentially with the nesting, and a hook that does not
 /// answer before the host's timeout lets the tool call through. Past this budget the command is
 /// refused as unparseable (fail-safe) and the parse is abandoned on its thread.
-const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+pub const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Parses `command` and walks it completely, within [`TIME_BUDGET`]. Never panics: a parser
 /// panic becomes `Unparseable`.
+///
+/// Under a process [`watchdog`](crate::watchdog) (the pre-tool hook arms one) the analysis runs
+/// on the calling thread: the watchdog answers for the process if it takes too long.
 pub fn analyze(command: &str) -> Result<Analysis, ParseError> {
-    if is_short_and_flat(command) {
+    if is_short_and_flat(command) || crate::watchdog::armed() {
         return analyze_now(command);
     }
     let (sender, receiver) = std::sync::mpsc::channel();
@@ -267,7 +270,7 @@ const FLAT_MAX_LEN: usize = 512;
 /// bracket: the parser's exponential backtracking comes from nesting, so such a command parses
 /// in microseconds and is parsed on the calling thread. Starting the budget's thread costs
 /// about 0.2 ms, a fifth of spawning `/bin/true`, on every `git status` and `cargo test`.
-pub(super) fn is_short_and_flat(command: &str) -> bool {
+pub fn is_short_and_flat(command: &str) -> bool {
     command.len() <= FLAT_MAX_LEN
         && !command
             .bytes()

@@ -336,18 +336,32 @@ fn stop_fails_open_visibly() {
     }
 }
 
+/// The payload with its command run in a subshell: `(git push --force)`.
+fn in_subshell(payload: &str) -> String {
+    let mut payload: Value = serde_json::from_str(payload).unwrap();
+    let command = payload["tool_input"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    payload["tool_input"]["command"] = Value::from(format!("({command})"));
+    payload.to_string()
+}
+
 #[test]
 fn pre_tool_fails_safe_per_host() {
     let env = Env::new();
     let hang = env.script("hang", "#!/bin/sh\nsleep 60\n");
     let crash = env.script("crash", "#!/bin/sh\nexit 1\n");
     let force_push = std::fs::read_to_string(fixture("codex.pretooluse_stdin.json")).unwrap();
-    for (case, stdin, judge, panic) in [
-        ("garbage stdin", "{{{{".to_string(), None, false),
-        ("empty stdin", String::new(), None, false),
-        ("judge hangs", force_push.clone(), Some(&hang), false),
-        ("judge crashes", force_push.clone(), Some(&crash), false),
-        ("panic", force_push.clone(), None, true),
+    for (case, stdin, judge, fault) in [
+        ("garbage stdin", "{{{{".to_string(), None, None),
+        ("empty stdin", String::new(), None, None),
+        ("judge hangs", force_push.clone(), Some(&hang), None),
+        ("judge crashes", force_push.clone(), Some(&crash), None),
+        ("panic", force_push.clone(), None, Some("panic")),
+        // The decision on a nested command never finishes: the watchdog answers at the
+        // analysis budget.
+        ("stall", in_subshell(&force_push), None, Some("stall")),
     ] {
         let config = match judge {
             Some(judge) => format!(
@@ -361,8 +375,8 @@ fn pre_tool_fails_safe_per_host() {
             let mut cmd = env.cmd();
             cmd.args(["hook", "pre-tool", "--host", host])
                 .write_stdin(stdin.clone());
-            if panic {
-                cmd.env("AGENTGUARD_FAULT", "panic");
+            if let Some(fault) = fault {
+                cmd.env("AGENTGUARD_FAULT", fault);
             }
             let output = cmd.output().unwrap();
             assert_eq!(output.status.code(), Some(0), "{case}");
@@ -379,6 +393,14 @@ fn pre_tool_fails_safe_per_host() {
                         .as_str()
                         .unwrap()
                         .contains("approve")
+                );
+            }
+            if case == "stall" {
+                let logged = log_records(&env).pop().unwrap();
+                assert_eq!(logged["action"], expected, "{logged}");
+                assert_eq!(
+                    logged["error"], "the command took more than 2 s to analyse",
+                    "{logged}"
                 );
             }
         }
