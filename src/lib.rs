@@ -8,6 +8,7 @@ pub mod cli;
 pub mod codex_trust;
 pub mod commands;
 pub mod config;
+pub mod deadline;
 pub mod detectors;
 pub mod doctor;
 pub mod error;
@@ -36,7 +37,6 @@ pub mod shell;
 pub mod text;
 pub mod transcript;
 pub mod trust;
-pub mod watchdog;
 
 use std::process::ExitCode;
 

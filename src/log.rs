@@ -178,6 +178,36 @@ pub fn append_per_config(config: Option<&LogConfig>, record: &Record) {
     }
 }
 
+/// A record rendered ahead of time, for a writer that can only make system calls (the
+/// PreToolUse deadline's signal handler): the directory to create (0700), today's file
+/// (0600) and the line.
+pub struct PreparedLine {
+    pub dir: PathBuf,
+    pub path: PathBuf,
+    pub line: Vec<u8>,
+}
+
+/// What [`append_per_config`] would write for `record` now, or `None` where it would write
+/// nothing (logging off, no log directory).
+pub fn prepare_per_config(config: Option<&LogConfig>, record: &Record) -> Option<PreparedLine> {
+    if !config.is_none_or(|c| c.enabled) {
+        return None;
+    }
+    let dir = config
+        .and_then(|c| c.dir.clone())
+        .or_else(crate::paths::log_dir)?;
+    let today = jiff::Timestamp::now()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .date();
+    let mut line = serde_json::to_vec(record).ok()?;
+    line.push(b'\n');
+    Some(PreparedLine {
+        path: file_for_day(&dir, today),
+        dir,
+        line,
+    })
+}
+
 /// Removes day files older than `retention_days` (0 keeps everything).
 pub fn remove_old_files(dir: &Path, today: jiff::civil::Date, retention_days: u32) {
     if retention_days == 0 {

@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::backends;
 use crate::cli::{HookArgs, HookCommand, Host};
 use crate::config::{Config, OnBroken};
+use crate::deadline::{Deadline, Expiry};
 use crate::detectors::{Detectors, Event};
 use crate::error::Result;
 use crate::guard::stop::{Judged, StopText};
@@ -22,14 +23,13 @@ use crate::notices;
 use crate::pipeline::Judge;
 use crate::protected::Protected;
 use crate::shell;
-use crate::watchdog::Watchdog;
 
 /// Set by agentguard on every judge subprocess: a hook that sees it allows at once.
 const JUDGE_ACTIVE: &str = backends::process::JUDGE_ACTIVE_VAR;
 /// The user's kill switch.
 const DISABLE: &str = "AGENTGUARD_DISABLE";
 /// Fault injection for tests of the failure direction: `panic` makes the hook panic, `stall`
-/// makes the PreToolUse decision on a long or nested command never finish (the watchdog
+/// makes the PreToolUse decision on a long or nested command never finish (its deadline
 /// answers).
 const FAULT: &str = "AGENTGUARD_FAULT";
 
@@ -42,16 +42,12 @@ pub fn run(hook: HookCommand) -> Result<u8> {
         return Ok(0);
     }
     if let Some(answer) = guarded(event, &args) {
-        print_answer(&answer);
+        let mut stdout = std::io::stdout().lock();
+        // The host may have gone away; there is no one left to tell.
+        let _ = writeln!(stdout, "{answer}");
+        let _ = stdout.flush();
     }
     Ok(0)
-}
-
-fn print_answer(answer: &serde_json::Value) {
-    let mut stdout = std::io::stdout().lock();
-    // The host may have gone away; there is no one left to tell.
-    let _ = writeln!(stdout, "{answer}");
-    let _ = stdout.flush();
 }
 
 fn env_is(var: &str, value: &str) -> bool {
@@ -239,24 +235,23 @@ fn pre_tool(
     let cwd = input.cwd.clone().or_else(|| std::env::current_dir().ok());
     let protected = Protected::locate(cwd.unwrap_or_default(), config.log.dir.clone());
     // A short flat command is analysed in microseconds; any other gets the analysis budget,
-    // kept for the whole decision by a watchdog (the analysis then runs on this thread).
+    // kept for the whole decision by a deadline (the analysis then runs on this thread).
     let long_or_nested = input.command().filter(|c| !shell::is_short_and_flat(c));
-    let watchdog = long_or_nested.map(|_| {
-        let (mut record, log) = (record.clone(), config.log.clone());
-        Watchdog::arm(shell::TIME_BUDGET, move || {
-            let why = format!(
-                "the command took more than {} s to analyse",
-                shell::TIME_BUDGET.as_secs()
-            );
-            let decision = Decision::failed(Event::PreTool, host, why);
-            let answer = decision.answer(host);
-            record.set_decision(decision);
-            crate::log::append_per_config(Some(&log), &record);
-            if let Some(answer) = answer {
-                print_answer(&answer);
-            }
-            std::process::exit(0);
-        })
+    let deadline = long_or_nested.map(|_| {
+        let why = format!(
+            "the command took more than {} s to analyse",
+            shell::TIME_BUDGET.as_secs()
+        );
+        let decision = Decision::failed(Event::PreTool, host, why);
+        let answer = decision
+            .answer(host)
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        let mut expired = record.clone();
+        expired.latency_ms = shell::TIME_BUDGET.as_millis() as u64;
+        expired.set_decision(decision);
+        let line = crate::log::prepare_per_config(Some(&config.log), &expired);
+        Deadline::arm(shell::TIME_BUDGET, Expiry::new(&answer, line))
     });
     if env_is(FAULT, "stall") {
         loop {
@@ -265,7 +260,7 @@ fn pre_tool(
     }
     let decision =
         guard::pre_tool::decide(host, input, role.as_deref(), config, detectors, &protected);
-    drop(watchdog);
+    drop(deadline);
     (record, decision)
 }
 

@@ -240,10 +240,10 @@ pub const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 /// Parses `command` and walks it completely, within [`TIME_BUDGET`]. Never panics: a parser
 /// panic becomes `Unparseable`.
 ///
-/// Under a process [`watchdog`](crate::watchdog) (the pre-tool hook arms one) the analysis runs
-/// on the calling thread: the watchdog answers for the process if it takes too long.
+/// Under a process [`deadline`](crate::deadline) (the pre-tool hook arms one) the analysis runs
+/// on the calling thread: the deadline answers for the process if it takes too long.
 pub fn analyze(command: &str) -> Result<Analysis, ParseError> {
-    if is_short_and_flat(command) || crate::watchdog::armed() {
+    if is_short_and_flat(command) || crate::deadline::armed() {
         return analyze_now(command);
     }
     let (sender, receiver) = std::sync::mpsc::channel();

@@ -359,7 +359,7 @@ fn pre_tool_fails_safe_per_host() {
         ("judge hangs", force_push.clone(), Some(&hang), None),
         ("judge crashes", force_push.clone(), Some(&crash), None),
         ("panic", force_push.clone(), None, Some("panic")),
-        // The decision on a nested command never finishes: the watchdog answers at the
+        // The decision on a nested command never finishes: its deadline answers at the
         // analysis budget.
         ("stall", in_subshell(&force_push), None, Some("stall")),
     ] {
