@@ -58,6 +58,10 @@ pub(crate) enum Pending {
     /// 76 columns, PEM and `openssl base64` at 64): the next lines of that width, and a shorter
     /// last one, are the rest of it. `indent` is where the run started on its line.
     Base64Lines { indent: usize, width: usize },
+    /// A redacted JSON Web Token that ended its line before its last part (`eyJ….eyJ….`,
+    /// wrapped by a terminal or a log formatter): the next lines of base64url and dots are
+    /// the rest of it, until `dots` (the separators seen so far) reach a whole token's.
+    JwtLines { dots: usize },
 }
 
 /// How many output lines of a command that prints a secret are its value.
@@ -92,6 +96,7 @@ pub(crate) struct Grammar {
     /// Longest first, so that "ist jetzt" is tried before "ist".
     prose_connectors: Vec<String>,
     prose_copulas: Vec<String>,
+    sentence_words: Vec<String>,
 }
 
 /// Nouns this long also count at the end of a glued word (`dbpassword`, `authtoken`); shorter
@@ -148,6 +153,7 @@ impl Grammar {
                 connectors
             },
             prose_copulas: lower_all(&spec.prose_copulas),
+            sentence_words: lower_all(&spec.sentence_words),
         }
     }
 
@@ -950,10 +956,14 @@ impl Grammar {
             Some(_) => {}
         }
         let direct = self.skip_prose_connectors(line, after_keyword);
+        // A separator or a connector introduces a value of several words ("password: correct
+        // horse battery staple"); right after the word they go on with the sentence
+        // ("password hashing uses bcrypt").
+        let introduced = direct > skip_blanks(line, after_keyword);
         // Tokens and keys are long; short generated-looking words are names (`cl100k_base`).
         let long_enough = |value: &Range<usize>| !generated_only || value.len() >= MIN_PROSE_TOKEN;
         if let Some(value) = self
-            .prose_value(line, direct, generated_only)
+            .prose_value(line, direct, generated_only, introduced)
             .filter(long_enough)
         {
             return Some(value);
@@ -991,7 +1001,7 @@ impl Grammar {
                 let labelled = !copula && core.len() < word.len();
                 let value_at = self.skip_prose_connectors(line, word_end);
                 return self
-                    .prose_value(line, value_at, generated_only || !labelled)
+                    .prose_value(line, value_at, generated_only || !labelled, labelled)
                     .filter(long_enough);
             }
             // The sentence ended without giving a value.
@@ -1036,7 +1046,14 @@ impl Grammar {
     /// The password at `at` in prose: one token of printable ASCII, or a quoted string
     /// (ASCII quotes, `« … »`, `“ … ”`), judged as a password, never a plain word or a version.
     /// `generated` asks for a value no sentence would hold: three character classes.
-    fn prose_value(&self, line: &[u8], at: usize, generated: bool) -> Option<Range<usize>> {
+    /// `phrase` lets the value be a passphrase of words to the line's end.
+    fn prose_value(
+        &self,
+        line: &[u8],
+        at: usize,
+        generated: bool,
+        phrase: bool,
+    ) -> Option<Range<usize>> {
         let mut at = at;
         let mut closing: Option<&[u8]> = None;
         for (open, close) in [
@@ -1079,9 +1096,17 @@ impl Grammar {
                     let count = |b: u8| value.iter().filter(|&&c| c == b).count();
                     value.last() == Some(&close) && count(open) >= count(close)
                 };
+                // A `!` ends an exclamation after a word, but a password of digits or symbols
+                // ends with it (`Sommer2024!`): leaving it out would leave a tail.
+                let exclaims = |end: usize| {
+                    line[end - 1] == b'!'
+                        && line[at..end - 1]
+                            .iter()
+                            .all(|&b| b.is_ascii_alphabetic() || b == b'!')
+                };
                 loop {
                     if end > at
-                        && b".,;:!?)]".contains(&line[end - 1])
+                        && (b".,;:?)]".contains(&line[end - 1]) || exclaims(end))
                         && !closes_own(end, b'(', b')')
                         && !closes_own(end, b'[', b']')
                     {
@@ -1090,6 +1115,22 @@ impl Grammar {
                         end -= 2;
                     } else {
                         break;
+                    }
+                }
+                if phrase
+                    && !generated
+                    && closing.is_none()
+                    && line.get(end).is_some_and(|&b| is_blank(b))
+                {
+                    let mut phrase_end = line.len();
+                    while phrase_end > at
+                        && (is_blank(line[phrase_end - 1])
+                            || b".,;!".contains(&line[phrase_end - 1]))
+                    {
+                        phrase_end -= 1;
+                    }
+                    if self.is_passphrase_of_words(&line[at..phrase_end], 3) {
+                        return Some(at..phrase_end);
                     }
                 }
                 if let Some(close) = closing {
@@ -1155,9 +1196,43 @@ impl Grammar {
             .split(|&b| is_blank(b))
             .filter(|w| !w.is_empty())
             .count();
-        !has_operator && words <= 3
+        !has_operator && (words <= 3 || self.is_passphrase_of_words(value, 4))
+    }
+
+    /// Whether `value` is a passphrase of `min_words` words or more, as people choose them
+    /// (`correct horse battery staple`, `my cat is fluffy 42`): a few small words in small
+    /// letters (any script) or numbers, one blank apart, none naming a secret and none of a
+    /// sentence about one ("must be at least 12 characters", "see the vault"). A capital or a
+    /// full stop makes it a label or a sentence (`Mot de passe`, `Stored in Vault.`).
+    fn is_passphrase_of_words(&self, value: &[u8], min_words: usize) -> bool {
+        let Ok(text) = std::str::from_utf8(value) else {
+            return false;
+        };
+        let words: Vec<&str> = text.split(' ').collect();
+        (min_words..=MAX_PASSPHRASE_WORDS).contains(&words.len())
+            && words.iter().all(|word| {
+                let letters = word.chars().all(char::is_lowercase);
+                let number = word.bytes().all(|b| b.is_ascii_digit());
+                let lower = word.to_lowercase();
+                (1..=MAX_PASSPHRASE_WORD).contains(&word.chars().count())
+                    && (letters || number)
+                    && !self.sentence_words.contains(&lower)
+                    && !self
+                        .password_words
+                        .iter()
+                        .chain(&self.secret_words)
+                        .any(|noun| {
+                            (noun.len() >= 4 && lower.contains(noun.as_str())) || lower == *noun
+                        })
+            })
+            && words.iter().any(|word| word.chars().count() >= 4)
     }
 }
+
+/// A passphrase of words has at most this many, each this many characters at most (diceware
+/// draws 4 to 7 words of up to 9 letters).
+const MAX_PASSPHRASE_WORDS: usize = 8;
+const MAX_PASSPHRASE_WORD: usize = 12;
 
 impl Grammar {
     /// Whether a one-word ASCII label could as well be a real password (`Sunshine`): only a

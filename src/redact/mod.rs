@@ -539,6 +539,14 @@ impl<'r> Scanner<'r> {
                 },
             ));
         }
+        if opened.is_none()
+            && self.pending_value.is_none()
+            && let Some(last) = spans.last()
+            && last.end == content.len()
+            && let Some(dots) = unfinished_jwt(&content[last.start..last.end])
+        {
+            self.pending_value = Some((last.rule, Pending::JwtLines { dots }));
+        }
         self.spans = spans;
         *written = line_end;
         match opened {
@@ -650,6 +658,30 @@ impl<'r> Scanner<'r> {
                         self.pending_value = None;
                         return Ok(line_end);
                     }
+                    position = line_end;
+                }
+                Pending::JwtLines { dots } => {
+                    let run = body.trim_ascii_end();
+                    let is_jwt_piece = !run.is_empty()
+                        && run
+                            .iter()
+                            .all(|&b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+                    if !is_jwt_piece {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    // Each wrapped line is a piece of one token: counted once, with its start.
+                    output.write_all(&content[..indent])?;
+                    let id = &self.redactor.rule(rule).id;
+                    write!(output, "[REDACTED:{id}]")?;
+                    self.replaced(position + indent..position + indent + run.len(), rule);
+                    output.write_all(&text[position + indent + run.len()..line_end])?;
+                    let dots = dots + run.iter().filter(|&&b| b == b'.').count();
+                    if (dots >= JWT_DOTS && !run.ends_with(b".")) || dots >= JWE_DOTS {
+                        self.pending_value = None;
+                        return Ok(line_end);
+                    }
+                    self.pending_value = Some((rule, Pending::JwtLines { dots }));
                     position = line_end;
                 }
                 Pending::CommandOutput { lines_left } => {
@@ -1244,6 +1276,23 @@ fn unquoted(secret: &[u8]) -> &[u8] {
 fn is_prompt(body: &[u8]) -> bool {
     matches!(body, [b'$' | b'#' | b'%' | b'>', b' ', ..])
         || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())
+}
+
+/// The separators of a JSON Web Token (header, payload, signature) and of its encrypted form
+/// (JWE: header, key, iv, ciphertext, tag).
+const JWT_DOTS: usize = 2;
+const JWE_DOTS: usize = 4;
+
+/// When a redacted value is a JSON Web Token cut short by its line's end (its last part not
+/// begun, or the token a header and a payload at most), the dots it holds: the next lines
+/// continue it.
+fn unfinished_jwt(value: &[u8]) -> Option<usize> {
+    let is_token = value.starts_with(b"eyJ")
+        && value
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+    let dots = value.iter().filter(|&&b| b == b'.').count();
+    (is_token && (dots < JWT_DOTS || value.ends_with(b".")) && dots < JWE_DOTS).then_some(dots)
 }
 
 /// The widths tools wrap base64 at: `base64` and MIME 76 columns, PEM and `openssl base64` 64.

@@ -623,6 +623,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("netlify-token", "«nfp_{a36}»", "nfp_{a10}"),
     (
+        "modal-token",
+        "modal token set --token-id «ak-{a22}»",
+        "pip install modal && echo as-is-the-default-setting-here",
+    ),
+    (
         "vercel-token",
         "VERCEL_TOKEN=«{a24}»",
         "VERCEL_ORG_ID=team_{a24}",
@@ -1557,7 +1562,6 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "secret: ${{ secrets.DEPLOY_KEY }}",
     r#"telegram_api_token = "token:clm00427:AgencyIdentificationCodeContentType""#,
     "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
-    "password: correct horse battery staple",
     r#"SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`"#,
     "if token == null {",
     "auth: required",

@@ -901,6 +901,54 @@ const LEAKS: &[(&str, &[&str])] = &[
             "  auth_key: \"«{p50} {p13}»\"",
         ],
     ),
+    (
+        "URL passwords holding raw `/`, `#`, `?` and quotes",
+        &[
+            "DATABASE_URL=postgres://app:«{a4}/{a4}#{a3}»@db.internal/app",
+            "postgres://admin:«{a3}'{a3}\"{a2}/{a2}#{a1}»@db.internal:5432/app",
+            "mysql://root:«{a5}?{a3}/{a4}»@127.0.0.1:3306/shop",
+            "url = \"https://deploy:«{a6}/{a6}»@git.internal/org/repo.git\"",
+            "redis://:«{a4}@{a4}#{a3}»@cache.internal:6379/0",
+            "https://ci:«{a12}»@registry.npmjs.org/@types/node",
+        ],
+    ),
+    (
+        "JSON Web Tokens wrapped over lines",
+        &[
+            "Authorization: Bearer «eyJ{u30}.»\n  «eyJ{u60}.»\n  «{u43}»\ndone",
+            "token: «eyJ{u30}.eyJ{u20}»\n«{u40}.{u43}»\nnext",
+            "«eyJ{u30}.»\n«eyJ{u50}.{u43}»\nDone.",
+            "  \"id_token\": \"«eyJ{u30}.eyJ{u60}.»\n«{u43}»",
+        ],
+    ),
+    (
+        "passphrases of words",
+        &[
+            "password: «{w} {w} {w} {w}»",
+            "WIFI_PASSWORD=\"«my {w} is {w} 42»\"",
+            "passphrase is \"«{w} {w} {w} {w}»\"",
+            "the wifi password is «{w} {w} {w} {w}»",
+            "\"password\": \"«{w} {w} {w} {w} {w}»\"",
+            "密码是 «{w} {w} {w} {w}»",
+            "Passwort: «{w} {w} {w}»",
+        ],
+    ),
+    (
+        "bare provider tokens in their documented shapes",
+        &[
+            "modal token set --token-id «ak-{a22}» --token-secret «as-{a22}»",
+            "export MODAL_TOKEN_SECRET=«as-{a22}»",
+            "the workspace token is «ak-{a22}» / «as-{a22}»",
+        ],
+    ),
+    (
+        "passwords ending with a symbol in prose",
+        &[
+            "Passwort: «{L6}{d4}!»",
+            "密码：«{a8}{d2}!»",
+            "the password is «{a6}{d3}!»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1273,6 +1321,23 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "'password' => 'required|string|min:8|confirmed',",
             "password = (known_password)",
             "PASSWORD_FILE=/run/secrets/db_password",
+        ],
+    ),
+    (
+        "sentences about passwords, URLs with `@` in their path, JWT-like text",
+        &[
+            "password: must be at least 12 characters long",
+            "Password: see the vault entry for staging",
+            "the password is stored in the vault",
+            "the password hashing uses bcrypt with cost twelve",
+            "password: required for every user account",
+            "\"password\": \"must be at least eight characters\"",
+            "Password: Mot de passe oublié",
+            "http://localhost:8080/api/users/me@example.com",
+            "https://registry.npmjs.org:443/@types/node",
+            "see https://github.com/org/repo/blob/main/README.md#install and mail a@b.io",
+            "a='http://host:8080','ops@example.com'",
+            "header = eyJ{u20}\nsome words follow here",
         ],
     ),
 ];
