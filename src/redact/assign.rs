@@ -1165,6 +1165,8 @@ impl Grammar {
         let generated_enough = !generated
             || !is_wordy(text)
                 && ((classes.count() >= 3 && text.len() >= 10)
+                    // Capitals, small letters, digits and a symbol: typed as a password.
+                    || (classes.count() >= 4 && text.len() >= 8)
                     || (classes.count() >= 2
                         && text.len() >= 12
                         && !is_identifier_shaped(text)

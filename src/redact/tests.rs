@@ -623,6 +623,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("netlify-token", "«nfp_{a36}»", "nfp_{a10}"),
     (
+        "laravel-remember-cookie",
+        "Cookie: XSRF-TOKEN=abc; remember_web_{h40}=«eyJ{a60}%3D»",
+        "Cookie: remember_me=true; remember_web_{h40}=",
+    ),
+    (
         "modal-token",
         "modal token set --token-id «ak-{a22}»",
         "pip install modal && echo as-is-the-default-setting-here",

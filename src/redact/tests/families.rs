@@ -942,6 +942,25 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "session cookies named after the site, or in prose",
+        &[
+            "Cookie: wordpress_sec_{h32}=«admin%7C{d10}%7C{a43}%7C{h64}»; wp-settings-time-1={d10}",
+            "Set-Cookie: wordpress_{h32}=«admin%7C{d10}%7C{a43}%7C{h64}»; path=/wp-admin; HttpOnly",
+            "cookie: remember_web_{h40}=«eyJ{a60}%3D»",
+            "the session cookie is «{a32}»",
+            "session id: «{l32}»",
+        ],
+    ),
+    (
+        "user and password pairs and resets in prose",
+        &[
+            "credentials are admin:«{L3}{d2}#{a5}»",
+            "login with root/«{a4}!{a4}»",
+            "The password for the 'deploy' user has been reset to «{L2}{d1}!{l3}{d1}{L2}».",
+            "the password of the staging box was changed to «{L2}{d2}%{l4}{d1}»",
+        ],
+    ),
+    (
         "passwords ending with a symbol in prose",
         &[
             "Passwort: «{L6}{d4}!»",
@@ -1338,6 +1357,10 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "see https://github.com/org/repo/blob/main/README.md#install and mail a@b.io",
             "a='http://host:8080','ops@example.com'",
             "header = eyJ{u20}\nsome words follow here",
+            "login with src/components/Login.tsx",
+            "log in to db:5432/app as the owner",
+            "the password for the service needs to be rotated next week",
+            "credentials: see docs/setup.md#login",
         ],
     ),
 ];
