@@ -704,8 +704,10 @@ impl Grammar {
         }
         match class {
             // A value naming a secret (`DbPassword,ParameterValue=…`) is no secret itself.
+            // WordPress's `LOGGED_IN_KEY` holds a salt of every printable character, blanks
+            // among them.
             KeyClass::Weak => {
-                is_unmistakably_random(value)
+                (is_unmistakably_random(value) || is_generated_with_blanks(value))
                     && !words.iter().any(|word| {
                         self.password_words.contains(word) || self.secret_words.contains(word)
                     })
@@ -2034,10 +2036,13 @@ fn template_opens(value: &[u8], opener: &[u8], starts_content: impl Fn(u8) -> bo
         [.., b'('] => b")",
         _ => b"}",
     };
+    // A command substitution holds blanks (`$(openssl rand -base64 32)`): a value cut at the
+    // first one has no `)`, yet is the command's start.
+    let closer_may_follow = opener == b"$(";
     memchr::memmem::find_iter(value, opener).any(|at| {
         let content = at + opener.len();
         value.get(content).is_some_and(|&next| starts_content(next))
-            && memchr::memmem::find(&value[content..], closer).is_some()
+            && (closer_may_follow || memchr::memmem::find(&value[content..], closer).is_some())
     })
 }
 

@@ -961,6 +961,14 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "WordPress salts under a key that only says key",
+        &[
+            "define( 'LOGGED_IN_KEY',    '«{p30} {p33}»' );",
+            "define('LOGGED_IN_KEY', '«{p20} {p20} {p22}»');",
+            "  \"logged_in_key\": \"«{p40} {p23}»\",",
+        ],
+    ),
+    (
         "passwords ending with a symbol in prose",
         &[
             "Passwort: «{L6}{d4}!»",
@@ -1361,6 +1369,8 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "log in to db:5432/app as the owner",
             "the password for the service needs to be rotated next week",
             "credentials: see docs/setup.md#login",
+            "echo \"APP_KEY=base64:$(openssl rand -base64 32)\" >> .env",
+            "export DB_PASSWORD=$(openssl rand -hex 16)",
         ],
     ),
 ];
@@ -1688,5 +1698,41 @@ fn base64_of_a_credential_file_goes_on_every_wrapped_line_of_the_output() {
             output.starts_with(command) && output.ends_with("\n$ ls"),
             "{output}"
         );
+    }
+}
+
+#[test]
+fn a_wrapped_base64_dump_whose_secret_straddles_a_wrap_is_redacted_on_every_line() {
+    // The key names fall in the first line and their values in the next (a kubeconfig's
+    // token), or the file ends in a short last line of whole groups and no padding.
+    for (template, seed) in [
+        (
+            "apiVersion: v1\nusers:\n- name: admin\n  user:\n    token: {a40}\n",
+            9800,
+        ),
+        (
+            "[pypi]\nusername = __token__\npassword = pypi-{u120}xyz\n",
+            9801,
+        ),
+        ("db.internal:5432:app:app:{a14}\n", 9802),
+    ] {
+        let (file, _) = expand(template, "none", seed);
+        let encoded = base64(file.as_bytes());
+        for width in [64, 76] {
+            let lines: Vec<&str> = encoded
+                .as_bytes()
+                .chunks(width)
+                .map(|chunk| std::str::from_utf8(chunk).expect("base64 is ASCII"))
+                .collect();
+            let text = format!("{}\nDone", lines.join("\n"));
+            let output = redactor().redact(&text).text;
+            for line in &lines {
+                assert!(
+                    leaked_piece(&output, line).is_none(),
+                    "{line} left in {output}"
+                );
+            }
+            assert!(output.ends_with("\nDone"), "{output}");
+        }
     }
 }
