@@ -1074,7 +1074,9 @@ impl Grammar {
         }
         let value = match line.get(at) {
             Some(&quote) if closing.is_none() && is_quote(quote) => {
-                let end = memchr::memchr(quote, &line[at + 1..])? + at + 1;
+                // A quote escaped inside the value is the value's (`"h7#K\"x;Lq9"`).
+                let end =
+                    (at + 1..line.len()).find(|&i| line[i] == quote && line[i - 1] != b'\\')?;
                 at + 1..end
             }
             Some(_) => {
@@ -1632,13 +1634,28 @@ fn quoted_value(line: &[u8], at: usize, escaped_quote: bool) -> (Range<usize>, u
     while pos < line.len() {
         let byte = line[pos];
         if escaped_quote {
-            // Inside a JSON string: the value ends at `\"`.
-            if byte == b'\\' && line.get(pos + 1) == Some(&quote) {
-                return (start..pos, pos + 2);
+            // Inside a JSON string: the value ends at `\"`. A quote of the value itself is
+            // escaped twice (`\\\"`: an escaped backslash, then an escaped quote).
+            if byte == b'\\' {
+                let run = line[pos..].iter().take_while(|&&b| b == b'\\').count();
+                if line.get(pos + run) == Some(&quote) && run % 4 == 1 {
+                    return (start..pos + run - 1, pos + run + 1);
+                }
+                pos += run + usize::from(line.get(pos + run) == Some(&quote));
+                continue;
             }
         } else if byte == b'\\' && quote != b'\'' {
             pos += 2;
             continue;
+        } else if byte == b'\\' && line.get(pos + 1) == Some(&quote) {
+            // `\'` in a single-quoted string escapes the quote in code (Python, JS, PHP) but
+            // ends a shell word (`'C:\'`): it is the value's when the value goes on after it.
+            let next = line.get(pos + 2);
+            if next.is_some_and(|&b| !is_blank(b) && !b",;)]}".contains(&b)) {
+                pos += 2;
+                continue;
+            }
+            return (start..pos + 1, pos + 2);
         } else if byte == quote {
             return (start..pos, pos + 1);
         }

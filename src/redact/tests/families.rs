@@ -969,6 +969,16 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "values with quotes escaped inside them",
+        &[
+            "{\"input\": \"{\\\"password\\\": \\\"«{a6}\\\\\\\"{a6}»\\\"}\"}",
+            "password = '«{a4}\\'{a6}»'",
+            "$pass = '«{a5}\\'{a3}!{a2}»';",
+            "the password is \"«{a5}\\\"{a5}»\" now",
+            "\"password\": \"«{a5}\\\"{a5}»\"",
+        ],
+    ),
+    (
         "passwords ending with a symbol in prose",
         &[
             "Passwort: «{L6}{d4}!»",
@@ -1369,6 +1379,7 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "log in to db:5432/app as the owner",
             "the password for the service needs to be rotated next week",
             "credentials: see docs/setup.md#login",
+            "PASSWORD_DIR='C:\\' ./setup.sh",
             "echo \"APP_KEY=base64:$(openssl rand -base64 32)\" >> .env",
             "export DB_PASSWORD=$(openssl rand -hex 16)",
         ],
