@@ -958,10 +958,15 @@ impl Grammar {
             Some(_) => {}
         }
         let direct = self.skip_prose_connectors(line, after_keyword);
-        // A separator or a connector introduces a value of several words ("password: correct
-        // horse battery staple"); right after the word they go on with the sentence
-        // ("password hashing uses bcrypt").
-        let introduced = direct > skip_blanks(line, after_keyword);
+        // A colon introduces a value of several words as a form's label does ("password:
+        // correct horse battery staple"), and so does a copula of a script without capitals
+        // before ASCII words ("密码是 correct horse …"); after an ASCII copula or right after
+        // the word they may go on with any sentence ("password hashing uses bcrypt", "parola
+        // este obligatorie pentru …").
+        let between = &line[after_keyword..direct];
+        let introduced = between.contains(&b':')
+            || between.windows(3).any(|w| w == "：".as_bytes())
+            || !between.is_ascii();
         // Tokens and keys are long; short generated-looking words are names (`cl100k_base`).
         let long_enough = |value: &Range<usize>| !generated_only || value.len() >= MIN_PROSE_TOKEN;
         if let Some(value) = self
