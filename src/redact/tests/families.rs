@@ -996,6 +996,15 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "passwords of a key store, in Java properties and Gradle",
+        &[
+            "keystorePassword=«{a6}!{a4}»",
+            "KEYSTORE_PASSWORD: «{a12}»",
+            // A directive's value is its whole word, quotes and all.
+            "storePassword «\"{a12}\"»",
+        ],
+    ),
+    (
         "passwords ending with a symbol in prose",
         &[
             "Passwort: «{L6}{d4}!»",
@@ -1398,6 +1407,8 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "log in to db:5432/app as the owner",
             "the password for the service needs to be rotated next week",
             "credentials: see docs/setup.md#login",
+            "keystore=/etc/ssl/app.jks",
+            "KEYSTORE_TYPE=PKCS12",
             "if the check doesn't pass is it flaky or real?",
             "parola este obligatorie pentru fiecare cont",
             "PASSWORD_DIR='C:\\' ./setup.sh",
