@@ -84,12 +84,12 @@ pub(crate) struct Grammar {
     password_words: Vec<String>,
     secret_words: Vec<String>,
     secret_keys: Vec<String>,
-    key_qualifiers: Vec<String>,
-    non_secret_tails: Vec<String>,
-    non_secret_words: Vec<String>,
-    non_secret_qualifiers: Vec<String>,
+    key_qualifiers: WordSet,
+    non_secret_tails: WordSet,
+    non_secret_words: WordSet,
+    non_secret_qualifiers: WordSet,
     stop_values: Vec<String>,
-    placeholder_words: Vec<String>,
+    placeholder_words: WordSet,
     min_password_length: usize,
     min_secret_length: usize,
     min_entropy: f64,
@@ -111,6 +111,42 @@ const OPERATORS: &[&[u8]] = &[
 
 fn lower_all(words: &[String]) -> Vec<String> {
     words.iter().map(|w| w.to_ascii_lowercase()).collect()
+}
+
+/// Whether `needle` occurs in `haystack`. Values and keys are short: a plain scan beats
+/// building a `memmem` searcher for each (which showed in profiles of code transcripts).
+fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
+    find_bytes(haystack, needle).is_some()
+}
+
+fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if haystack.len() > SHORT_HAYSTACK {
+        return memchr::memmem::find(haystack, needle);
+    }
+    let (&first, rest) = needle.split_first()?;
+    let last_start = haystack.len().checked_sub(needle.len())?;
+    (0..=last_start).find(|&at| haystack[at] == first && haystack[at + 1..].starts_with(rest))
+}
+
+/// Past this length a haystack is searched with `memmem`.
+const SHORT_HAYSTACK: usize = 256;
+
+/// A list of words (lower-cased) to look words up in: a key is looked up in lists of a
+/// hundred words and more for every keyword occurrence, and a scan of them showed in profiles.
+pub(crate) struct WordSet {
+    set: std::collections::HashSet<String>,
+}
+
+impl WordSet {
+    fn new(words: &[String]) -> WordSet {
+        WordSet {
+            set: lower_all(words).into_iter().collect(),
+        }
+    }
+
+    fn has(&self, word: &str) -> bool {
+        self.set.contains(word)
+    }
 }
 
 fn is_key_byte(byte: u8) -> bool {
@@ -138,12 +174,12 @@ impl Grammar {
             password_words: lower_all(&spec.password_words),
             secret_words: lower_all(&spec.secret_words),
             secret_keys: lower_all(&spec.secret_keys),
-            key_qualifiers: lower_all(&spec.key_qualifiers),
-            non_secret_tails: lower_all(&spec.non_secret_tails),
-            non_secret_words: lower_all(&spec.non_secret_words),
-            non_secret_qualifiers: lower_all(&spec.non_secret_qualifiers),
+            key_qualifiers: WordSet::new(&spec.key_qualifiers),
+            non_secret_tails: WordSet::new(&spec.non_secret_tails),
+            non_secret_words: WordSet::new(&spec.non_secret_words),
+            non_secret_qualifiers: WordSet::new(&spec.non_secret_qualifiers),
             stop_values: lower_all(&spec.stop_values),
-            placeholder_words: lower_all(&spec.placeholder_words),
+            placeholder_words: WordSet::new(&spec.placeholder_words),
             min_password_length: spec.min_password_length,
             min_secret_length: spec.min_secret_length,
             min_entropy: spec.min_entropy,
@@ -159,8 +195,8 @@ impl Grammar {
 
     /// The words that make a following `key` secret-like.
     #[cfg(test)]
-    pub(crate) fn key_qualifiers(&self) -> &[String] {
-        &self.key_qualifiers
+    pub(crate) fn key_qualifiers(&self) -> impl Iterator<Item = &String> {
+        self.key_qualifiers.set.iter()
     }
 
     /// Recognizes an assignment whose key holds the keyword found at `at` in `line` (one line
@@ -205,6 +241,10 @@ impl Grammar {
         if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
             return None;
         }
+        // An element's name ends at `>` (else a type: `Option<Token>`).
+        if before == Some(b'<') && line.get(end) != Some(&b'>') {
+            return None;
+        }
         let class = self
             .classify_key(key)
             .or_else(|| self.classify_cookie_id(line, start, key))?;
@@ -239,13 +279,15 @@ impl Grammar {
                 return None;
             }
             let value_start = skip_blanks(line, pos + 1);
-            let value_end = memchr::memmem::find(&line[value_start..], b"</")
-                .map_or(line.len(), |i| value_start + i);
+            let closing = memchr::memmem::find(&line[value_start..], b"</");
+            let value_end = closing.map_or(line.len(), |i| value_start + i);
             let value = trim_end(line, value_start, value_end);
             if value.is_empty() {
                 return (value_end == line.len())
                     .then_some(Found::Pending(Pending::Element(class)));
             }
+            // A value and no closing tag is text after a generic type (`Option<Token> { … }`).
+            closing?;
             return self
                 .plausible(&line[value.clone()], class, true)
                 .then_some(Found::Value(value));
@@ -578,11 +620,9 @@ impl Grammar {
                 KeyClass::Secret
             });
         }
-        if before_last.is_some_and(|before| self.non_secret_qualifiers.iter().any(|q| q == before))
-            || self.non_secret_tails.iter().any(|tail| tail == last)
-            || words
-                .iter()
-                .any(|word| self.non_secret_words.iter().any(|w| w == word))
+        if before_last.is_some_and(|before| self.non_secret_qualifiers.has(before))
+            || self.non_secret_tails.has(last)
+            || words.iter().any(|word| self.non_secret_words.has(word))
         {
             return None;
         }
@@ -591,15 +631,11 @@ impl Grammar {
             if noun_in(word, &self.password_words) {
                 return Some(KeyClass::Password);
             }
-            let qualified_key = word == "key"
-                && index > 0
-                && self.key_qualifiers.iter().any(|q| *q == words[index - 1]);
+            let qualified_key =
+                word == "key" && index > 0 && self.key_qualifiers.has(&words[index - 1]);
             let glued_key = word.len() > 3
                 && word.ends_with("key")
-                && self
-                    .key_qualifiers
-                    .iter()
-                    .any(|q| q.as_str() == &word[..word.len() - 3]);
+                && self.key_qualifiers.has(&word[..word.len() - 3]);
             if noun_in(word, &self.secret_words) || qualified_key || glued_key {
                 class = Some(KeyClass::Secret);
             }
@@ -624,7 +660,7 @@ impl Grammar {
         let in_cookie = before
             .windows(b"cookie".len())
             .any(|window| window.eq_ignore_ascii_case(b"cookie"))
-            || memchr::memmem::find(before, b" -b ").is_some();
+            || contains_bytes(before, b" -b ");
         in_cookie.then(|| self.classify_key(stem))?
     }
 
@@ -663,11 +699,7 @@ impl Grammar {
             return false;
         }
         let words = split_words(value);
-        if !words.is_empty()
-            && words
-                .iter()
-                .all(|word| self.placeholder_words.iter().any(|p| p == word))
-        {
+        if !words.is_empty() && words.iter().all(|word| self.placeholder_words.has(word)) {
             return false;
         }
         // Numbers, versions, times; a long run of varied digits is an id or secret (numeric
@@ -680,7 +712,7 @@ impl Grammar {
             .all(|b| b.is_ascii_digit() || b".:_-+".contains(b))
             && !is_long_number)
             || is_path(value)
-            || memchr::memmem::find(value, b"://").is_some()
+            || contains_bytes(value, b"://")
         {
             return false;
         }
@@ -738,9 +770,9 @@ impl Grammar {
             .all(|&b| b.is_ascii_alphanumeric() || b"-_. ".contains(&b));
         only_words
             && value_words.iter().any(|word| key_words.contains(word))
-            && value_words.iter().all(|word| {
-                key_words.contains(word) || self.placeholder_words.iter().any(|p| p == word)
-            })
+            && value_words
+                .iter()
+                .all(|word| key_words.contains(word) || self.placeholder_words.has(word))
     }
 }
 
@@ -1259,7 +1291,7 @@ impl Grammar {
             .password_words
             .iter()
             .filter(|word| word.len() >= 4)
-            .any(|word| memchr::memmem::find(&lower, word.as_bytes()).is_some())
+            .any(|word| contains_bytes(&lower, word.as_bytes()))
     }
 }
 
@@ -1939,7 +1971,7 @@ fn looks_like_code(value: &[u8]) -> bool {
 /// Masks and templates: `${VAR}`, `{{ secrets.X }}`, `$(cmd)`, `<password>`, `[PASSWORD]`,
 /// `%s`, `****`, `xxxx`, `…`, and redaction markers (this redactor's own included).
 pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
-    let contains = |needle: &[u8]| memchr::memmem::find(value, needle).is_some();
+    let contains = |needle: &[u8]| contains_bytes(value, needle);
     let lower = value.to_ascii_lowercase();
     // `<password>`, `[PASSWORD]`, `{token}`, `%DB_PASS%`: a name in brackets, not random
     // symbols that happen to start and end with them (`<<ar7;7mc#=q>`).
@@ -1968,8 +2000,8 @@ pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
         // A mask is written in one case (`xxxx`, `XXXX`); `Xxxx` is four letters of a token.
         || contains(b"xxxx")
         || contains(b"XXXX")
-        || memchr::memmem::find(&lower, b"[redacted").is_some()
-        || memchr::memmem::find(&lower, b"<redacted").is_some()
+        || contains_bytes(&lower, b"[redacted")
+        || contains_bytes(&lower, b"<redacted")
         || wrapped(b'<', b'>')
         || wrapped(b'[', b']')
         || wrapped(b'{', b'}')
@@ -2064,7 +2096,7 @@ fn template_opens(value: &[u8], opener: &[u8], starts_content: impl Fn(u8) -> bo
     memchr::memmem::find_iter(value, opener).any(|at| {
         let content = at + opener.len();
         value.get(content).is_some_and(|&next| starts_content(next))
-            && (closer_may_follow || memchr::memmem::find(&value[content..], closer).is_some())
+            && (closer_may_follow || contains_bytes(&value[content..], closer))
     })
 }
 
