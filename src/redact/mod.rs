@@ -1028,6 +1028,33 @@ impl<'r> Scanner<'r> {
                 }
                 continue;
             }
+            if rule.recognizer == Some(Recognizer::CookieHeader) {
+                for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                    let header = at - line_start;
+                    let pairs = &content[header..];
+                    for captures in rule.regex.captures_iter(pairs) {
+                        let (Some(whole), Some(secret)) =
+                            (captures.get(0), captures.name("secret"))
+                        else {
+                            continue;
+                        };
+                        if redactor.accepts(rule, whole.as_bytes(), secret.as_bytes()) {
+                            let (start, end) = widen_to_characters(
+                                content,
+                                header + secret.start(),
+                                header + secret.end(),
+                            );
+                            candidates.push(Span {
+                                start,
+                                end,
+                                rule: rule_index,
+                                opens_block: false,
+                            });
+                        }
+                    }
+                }
+                continue;
+            }
             if rule.recognizer == Some(Recognizer::Base64) {
                 for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
                     let run = base64_run(content, at - line_start);

@@ -623,6 +623,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("netlify-token", "«nfp_{a36}»", "nfp_{a10}"),
     (
+        "cookie-session-value",
+        "Cookie: has_js=1; SESS{h32}=«{a43}»",
+        "Cookie: _ga=GA1.2.{d10}.{d10}; user_id={a32}; XSRF-TOKEN={a40}",
+    ),
+    (
         "laravel-remember-cookie",
         "Cookie: XSRF-TOKEN=abc; remember_web_{h40}=«eyJ{a60}%3D»",
         "Cookie: remember_me=true; remember_web_{h40}=",

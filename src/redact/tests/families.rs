@@ -1005,6 +1005,17 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "session cookies under names of their framework",
+        &[
+            "Cookie: SESS{h32}=«{a43}»",
+            "Cookie: frontend=«{l26}»; frontend_cid={a8}",
+            "Cookie: li_at=«{a40}»; lang=v=2&lang=en-us",
+            "Cookie: SID=«{a40}»; HSID=«{a17}»; SSID=«{a17}»",
+            "Set-Cookie: PrestaShop-{h32}=«{a60}»; path=/; HttpOnly",
+            "< set-cookie: _identity=«{a40}»; path=/; httponly",
+        ],
+    ),
+    (
         "passwords ending with a symbol in prose",
         &[
             "Passwort: «{L6}{d4}!»",
@@ -1407,6 +1418,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "log in to db:5432/app as the owner",
             "the password for the service needs to be rotated next week",
             "credentials: see docs/setup.md#login",
+            "Cookie: _ga=GA1.2.{d10}.{d10}; _gid=GA1.2.{d9}.{d10}; _fbp=fb.1.{d13}.{d10}",
+            "Set-Cookie: ajs_anonymous_id={uuid}; Path=/; Expires=Tue, 01 Dec 2026 12:00:00 GMT",
+            "Cookie: wp-settings-1=libraryContent%3Dbrowse; wp-settings-time-1={d10}",
             "keystore=/etc/ssl/app.jks",
             "KEYSTORE_TYPE=PKCS12",
             "if the check doesn't pass is it flaky or real?",
