@@ -1405,7 +1405,7 @@ fn base64_wrap_width(run: &[u8]) -> Option<usize> {
 fn looks_like_base64_tail(line: &[u8]) -> bool {
     let has = |test: fn(&u8) -> bool| line.iter().any(test);
     let decodes_to_text = || {
-        line.len() % 4 == 0
+        line.len().is_multiple_of(4)
             && decode_base64(line).is_some_and(|decoded| {
                 std::str::from_utf8(&decoded).is_ok_and(|text| {
                     text.chars()
