@@ -1016,6 +1016,15 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "user:password on more command lines",
+        &[
+            "curl -u«admin:{a6}!{a4}» https://api.internal",
+            "curl --proxy-user «u:{a12}» https://api.internal",
+            "curl -U «u:{a12}» https://api.internal",
+            "http --auth «admin:{a12}» GET api.internal/me",
+        ],
+    ),
+    (
         "passwords ending with a symbol in prose",
         &[
             "Passwort: «{L6}{d4}!»",
@@ -1418,6 +1427,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "log in to db:5432/app as the owner",
             "the password for the service needs to be rotated next week",
             "credentials: see docs/setup.md#login",
+            "ls -a src/ && tar -acf out.tar.gz dir",
+            "curl --user-agent=Mozilla/5.0:compatible https://example.org",
+            "psql -U postgres -h db.internal:5432",
             "Cookie: _ga=GA1.2.{d10}.{d10}; _gid=GA1.2.{d9}.{d10}; _fbp=fb.1.{d13}.{d10}",
             "Set-Cookie: ajs_anonymous_id={uuid}; Path=/; Expires=Tue, 01 Dec 2026 12:00:00 GMT",
             "Cookie: wp-settings-1=libraryContent%3Dbrowse; wp-settings-time-1={d10}",
