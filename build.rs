@@ -740,7 +740,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
     format!(
         "AssignmentSpec {{ password_words: {}, secret_words: {}, secret_keys: {}, key_qualifiers: {}, \
          non_secret_tails: {}, non_secret_words: {}, non_secret_qualifiers: {}, stop_values: {}, placeholder_words: {}, \
-         min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {}, prose_copulas: {} }}",
+         min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {}, prose_copulas: {}, sentence_words: {} }}",
         strings(&spec.password_words),
         strings(&spec.secret_words),
         strings(&spec.secret_keys),
@@ -755,6 +755,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
         spec.min_entropy,
         strings(&spec.prose_connectors),
         strings(&spec.prose_copulas),
+        strings(&spec.sentence_words),
     )
 }
 

@@ -58,6 +58,10 @@ pub(crate) enum Pending {
     /// 76 columns, PEM and `openssl base64` at 64): the next lines of that width, and a shorter
     /// last one, are the rest of it. `indent` is where the run started on its line.
     Base64Lines { indent: usize, width: usize },
+    /// A redacted JSON Web Token that ended its line before its last part (`eyJ….eyJ….`,
+    /// wrapped by a terminal or a log formatter): the next lines of base64url and dots are
+    /// the rest of it, until `dots` (the separators seen so far) reach a whole token's.
+    JwtLines { dots: usize },
 }
 
 /// How many output lines of a command that prints a secret are its value.
@@ -80,18 +84,19 @@ pub(crate) struct Grammar {
     password_words: Vec<String>,
     secret_words: Vec<String>,
     secret_keys: Vec<String>,
-    key_qualifiers: Vec<String>,
-    non_secret_tails: Vec<String>,
-    non_secret_words: Vec<String>,
-    non_secret_qualifiers: Vec<String>,
+    key_qualifiers: WordSet,
+    non_secret_tails: WordSet,
+    non_secret_words: WordSet,
+    non_secret_qualifiers: WordSet,
     stop_values: Vec<String>,
-    placeholder_words: Vec<String>,
+    placeholder_words: WordSet,
     min_password_length: usize,
     min_secret_length: usize,
     min_entropy: f64,
     /// Longest first, so that "ist jetzt" is tried before "ist".
     prose_connectors: Vec<String>,
     prose_copulas: Vec<String>,
+    sentence_words: Vec<String>,
 }
 
 /// Nouns this long also count at the end of a glued word (`dbpassword`, `authtoken`); shorter
@@ -106,6 +111,42 @@ const OPERATORS: &[&[u8]] = &[
 
 fn lower_all(words: &[String]) -> Vec<String> {
     words.iter().map(|w| w.to_ascii_lowercase()).collect()
+}
+
+/// Whether `needle` occurs in `haystack`. Values and keys are short: a plain scan beats
+/// building a `memmem` searcher for each (which showed in profiles of code transcripts).
+fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
+    find_bytes(haystack, needle).is_some()
+}
+
+fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if haystack.len() > SHORT_HAYSTACK {
+        return memchr::memmem::find(haystack, needle);
+    }
+    let (&first, rest) = needle.split_first()?;
+    let last_start = haystack.len().checked_sub(needle.len())?;
+    (0..=last_start).find(|&at| haystack[at] == first && haystack[at + 1..].starts_with(rest))
+}
+
+/// Past this length a haystack is searched with `memmem`.
+const SHORT_HAYSTACK: usize = 256;
+
+/// A list of words (lower-cased) to look words up in: a key is looked up in lists of a
+/// hundred words and more for every keyword occurrence, and a scan of them showed in profiles.
+pub(crate) struct WordSet {
+    set: std::collections::HashSet<String>,
+}
+
+impl WordSet {
+    fn new(words: &[String]) -> WordSet {
+        WordSet {
+            set: lower_all(words).into_iter().collect(),
+        }
+    }
+
+    fn has(&self, word: &str) -> bool {
+        self.set.contains(word)
+    }
 }
 
 fn is_key_byte(byte: u8) -> bool {
@@ -133,12 +174,12 @@ impl Grammar {
             password_words: lower_all(&spec.password_words),
             secret_words: lower_all(&spec.secret_words),
             secret_keys: lower_all(&spec.secret_keys),
-            key_qualifiers: lower_all(&spec.key_qualifiers),
-            non_secret_tails: lower_all(&spec.non_secret_tails),
-            non_secret_words: lower_all(&spec.non_secret_words),
-            non_secret_qualifiers: lower_all(&spec.non_secret_qualifiers),
+            key_qualifiers: WordSet::new(&spec.key_qualifiers),
+            non_secret_tails: WordSet::new(&spec.non_secret_tails),
+            non_secret_words: WordSet::new(&spec.non_secret_words),
+            non_secret_qualifiers: WordSet::new(&spec.non_secret_qualifiers),
             stop_values: lower_all(&spec.stop_values),
-            placeholder_words: lower_all(&spec.placeholder_words),
+            placeholder_words: WordSet::new(&spec.placeholder_words),
             min_password_length: spec.min_password_length,
             min_secret_length: spec.min_secret_length,
             min_entropy: spec.min_entropy,
@@ -148,13 +189,14 @@ impl Grammar {
                 connectors
             },
             prose_copulas: lower_all(&spec.prose_copulas),
+            sentence_words: lower_all(&spec.sentence_words),
         }
     }
 
     /// The words that make a following `key` secret-like.
     #[cfg(test)]
-    pub(crate) fn key_qualifiers(&self) -> &[String] {
-        &self.key_qualifiers
+    pub(crate) fn key_qualifiers(&self) -> impl Iterator<Item = &String> {
+        self.key_qualifiers.set.iter()
     }
 
     /// Recognizes an assignment whose key holds the keyword found at `at` in `line` (one line
@@ -199,6 +241,10 @@ impl Grammar {
         if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
             return None;
         }
+        // An element's name ends at `>` (else a type: `Option<Token>`).
+        if before == Some(b'<') && line.get(end) != Some(&b'>') {
+            return None;
+        }
         let class = self
             .classify_key(key)
             .or_else(|| self.classify_cookie_id(line, start, key))?;
@@ -233,13 +279,15 @@ impl Grammar {
                 return None;
             }
             let value_start = skip_blanks(line, pos + 1);
-            let value_end = memchr::memmem::find(&line[value_start..], b"</")
-                .map_or(line.len(), |i| value_start + i);
+            let closing = memchr::memmem::find(&line[value_start..], b"</");
+            let value_end = closing.map_or(line.len(), |i| value_start + i);
             let value = trim_end(line, value_start, value_end);
             if value.is_empty() {
                 return (value_end == line.len())
                     .then_some(Found::Pending(Pending::Element(class)));
             }
+            // A value and no closing tag is text after a generic type (`Option<Token> { … }`).
+            closing?;
             return self
                 .plausible(&line[value.clone()], class, true)
                 .then_some(Found::Value(value));
@@ -572,11 +620,9 @@ impl Grammar {
                 KeyClass::Secret
             });
         }
-        if before_last.is_some_and(|before| self.non_secret_qualifiers.iter().any(|q| q == before))
-            || self.non_secret_tails.iter().any(|tail| tail == last)
-            || words
-                .iter()
-                .any(|word| self.non_secret_words.iter().any(|w| w == word))
+        if before_last.is_some_and(|before| self.non_secret_qualifiers.has(before))
+            || self.non_secret_tails.has(last)
+            || words.iter().any(|word| self.non_secret_words.has(word))
         {
             return None;
         }
@@ -585,15 +631,11 @@ impl Grammar {
             if noun_in(word, &self.password_words) {
                 return Some(KeyClass::Password);
             }
-            let qualified_key = word == "key"
-                && index > 0
-                && self.key_qualifiers.iter().any(|q| *q == words[index - 1]);
+            let qualified_key =
+                word == "key" && index > 0 && self.key_qualifiers.has(&words[index - 1]);
             let glued_key = word.len() > 3
                 && word.ends_with("key")
-                && self
-                    .key_qualifiers
-                    .iter()
-                    .any(|q| q.as_str() == &word[..word.len() - 3]);
+                && self.key_qualifiers.has(&word[..word.len() - 3]);
             if noun_in(word, &self.secret_words) || qualified_key || glued_key {
                 class = Some(KeyClass::Secret);
             }
@@ -618,7 +660,7 @@ impl Grammar {
         let in_cookie = before
             .windows(b"cookie".len())
             .any(|window| window.eq_ignore_ascii_case(b"cookie"))
-            || memchr::memmem::find(before, b" -b ").is_some();
+            || contains_bytes(before, b" -b ");
         in_cookie.then(|| self.classify_key(stem))?
     }
 
@@ -657,11 +699,7 @@ impl Grammar {
             return false;
         }
         let words = split_words(value);
-        if !words.is_empty()
-            && words
-                .iter()
-                .all(|word| self.placeholder_words.iter().any(|p| p == word))
-        {
+        if !words.is_empty() && words.iter().all(|word| self.placeholder_words.has(word)) {
             return false;
         }
         // Numbers, versions, times; a long run of varied digits is an id or secret (numeric
@@ -674,7 +712,7 @@ impl Grammar {
             .all(|b| b.is_ascii_digit() || b".:_-+".contains(b))
             && !is_long_number)
             || is_path(value)
-            || memchr::memmem::find(value, b"://").is_some()
+            || contains_bytes(value, b"://")
         {
             return false;
         }
@@ -698,8 +736,10 @@ impl Grammar {
         }
         match class {
             // A value naming a secret (`DbPassword,ParameterValue=…`) is no secret itself.
+            // WordPress's `LOGGED_IN_KEY` holds a salt of every printable character, blanks
+            // among them.
             KeyClass::Weak => {
-                is_unmistakably_random(value)
+                (is_unmistakably_random(value) || is_generated_with_blanks(value))
                     && !words.iter().any(|word| {
                         self.password_words.contains(word) || self.secret_words.contains(word)
                     })
@@ -730,9 +770,9 @@ impl Grammar {
             .all(|&b| b.is_ascii_alphanumeric() || b"-_. ".contains(&b));
         only_words
             && value_words.iter().any(|word| key_words.contains(word))
-            && value_words.iter().all(|word| {
-                key_words.contains(word) || self.placeholder_words.iter().any(|p| p == word)
-            })
+            && value_words
+                .iter()
+                .all(|word| key_words.contains(word) || self.placeholder_words.has(word))
     }
 }
 
@@ -950,10 +990,19 @@ impl Grammar {
             Some(_) => {}
         }
         let direct = self.skip_prose_connectors(line, after_keyword);
+        // A colon introduces a value of several words as a form's label does ("password:
+        // correct horse battery staple"), and so does a copula of a script without capitals
+        // before ASCII words ("密码是 correct horse …"); after an ASCII copula or right after
+        // the word they may go on with any sentence ("password hashing uses bcrypt", "parola
+        // este obligatorie pentru …").
+        let between = &line[after_keyword..direct];
+        let introduced = between.contains(&b':')
+            || between.windows(3).any(|w| w == "：".as_bytes())
+            || !between.is_ascii();
         // Tokens and keys are long; short generated-looking words are names (`cl100k_base`).
         let long_enough = |value: &Range<usize>| !generated_only || value.len() >= MIN_PROSE_TOKEN;
         if let Some(value) = self
-            .prose_value(line, direct, generated_only)
+            .prose_value(line, direct, generated_only, introduced)
             .filter(long_enough)
         {
             return Some(value);
@@ -991,7 +1040,7 @@ impl Grammar {
                 let labelled = !copula && core.len() < word.len();
                 let value_at = self.skip_prose_connectors(line, word_end);
                 return self
-                    .prose_value(line, value_at, generated_only || !labelled)
+                    .prose_value(line, value_at, generated_only || !labelled, labelled)
                     .filter(long_enough);
             }
             // The sentence ended without giving a value.
@@ -1036,7 +1085,14 @@ impl Grammar {
     /// The password at `at` in prose: one token of printable ASCII, or a quoted string
     /// (ASCII quotes, `« … »`, `“ … ”`), judged as a password, never a plain word or a version.
     /// `generated` asks for a value no sentence would hold: three character classes.
-    fn prose_value(&self, line: &[u8], at: usize, generated: bool) -> Option<Range<usize>> {
+    /// `phrase` lets the value be a passphrase of words to the line's end.
+    fn prose_value(
+        &self,
+        line: &[u8],
+        at: usize,
+        generated: bool,
+        phrase: bool,
+    ) -> Option<Range<usize>> {
         let mut at = at;
         let mut closing: Option<&[u8]> = None;
         for (open, close) in [
@@ -1055,7 +1111,9 @@ impl Grammar {
         }
         let value = match line.get(at) {
             Some(&quote) if closing.is_none() && is_quote(quote) => {
-                let end = memchr::memchr(quote, &line[at + 1..])? + at + 1;
+                // A quote escaped inside the value is the value's (`"h7#K\"x;Lq9"`).
+                let end =
+                    (at + 1..line.len()).find(|&i| line[i] == quote && line[i - 1] != b'\\')?;
                 at + 1..end
             }
             Some(_) => {
@@ -1079,9 +1137,17 @@ impl Grammar {
                     let count = |b: u8| value.iter().filter(|&&c| c == b).count();
                     value.last() == Some(&close) && count(open) >= count(close)
                 };
+                // A `!` ends an exclamation after a word, but a password of digits or symbols
+                // ends with it (`Sommer2024!`): leaving it out would leave a tail.
+                let exclaims = |end: usize| {
+                    line[end - 1] == b'!'
+                        && line[at..end - 1]
+                            .iter()
+                            .all(|&b| b.is_ascii_alphabetic() || b == b'!')
+                };
                 loop {
                     if end > at
-                        && b".,;:!?)]".contains(&line[end - 1])
+                        && (b".,;:?)]".contains(&line[end - 1]) || exclaims(end))
                         && !closes_own(end, b'(', b')')
                         && !closes_own(end, b'[', b']')
                     {
@@ -1090,6 +1156,22 @@ impl Grammar {
                         end -= 2;
                     } else {
                         break;
+                    }
+                }
+                if phrase
+                    && !generated
+                    && closing.is_none()
+                    && line.get(end).is_some_and(|&b| is_blank(b))
+                {
+                    let mut phrase_end = line.len();
+                    while phrase_end > at
+                        && (is_blank(line[phrase_end - 1])
+                            || b".,;!".contains(&line[phrase_end - 1]))
+                    {
+                        phrase_end -= 1;
+                    }
+                    if self.is_passphrase_of_words(&line[at..phrase_end], 3) {
+                        return Some(at..phrase_end);
                     }
                 }
                 if let Some(close) = closing {
@@ -1124,6 +1206,8 @@ impl Grammar {
         let generated_enough = !generated
             || !is_wordy(text)
                 && ((classes.count() >= 3 && text.len() >= 10)
+                    // Capitals, small letters, digits and a symbol: typed as a password.
+                    || (classes.count() >= 4 && text.len() >= 8)
                     || (classes.count() >= 2
                         && text.len() >= 12
                         && !is_identifier_shaped(text)
@@ -1155,9 +1239,43 @@ impl Grammar {
             .split(|&b| is_blank(b))
             .filter(|w| !w.is_empty())
             .count();
-        !has_operator && words <= 3
+        !has_operator && (words <= 3 || self.is_passphrase_of_words(value, 4))
+    }
+
+    /// Whether `value` is a passphrase of `min_words` words or more, as people choose them
+    /// (`correct horse battery staple`, `my cat is fluffy 42`): a few small words in small
+    /// letters (any script) or numbers, one blank apart, none naming a secret and none of a
+    /// sentence about one ("must be at least 12 characters", "see the vault"). A capital or a
+    /// full stop makes it a label or a sentence (`Mot de passe`, `Stored in Vault.`).
+    fn is_passphrase_of_words(&self, value: &[u8], min_words: usize) -> bool {
+        let Ok(text) = std::str::from_utf8(value) else {
+            return false;
+        };
+        let words: Vec<&str> = text.split(' ').collect();
+        (min_words..=MAX_PASSPHRASE_WORDS).contains(&words.len())
+            && words.iter().all(|word| {
+                let letters = word.chars().all(char::is_lowercase);
+                let number = word.bytes().all(|b| b.is_ascii_digit());
+                let lower = word.to_lowercase();
+                (1..=MAX_PASSPHRASE_WORD).contains(&word.chars().count())
+                    && (letters || number)
+                    && !self.sentence_words.contains(&lower)
+                    && !self
+                        .password_words
+                        .iter()
+                        .chain(&self.secret_words)
+                        .any(|noun| {
+                            (noun.len() >= 4 && lower.contains(noun.as_str())) || lower == *noun
+                        })
+            })
+            && words.iter().any(|word| word.chars().count() >= 4)
     }
 }
+
+/// A passphrase of words has at most this many, each this many characters at most (diceware
+/// draws 4 to 7 words of up to 9 letters).
+const MAX_PASSPHRASE_WORDS: usize = 8;
+const MAX_PASSPHRASE_WORD: usize = 12;
 
 impl Grammar {
     /// Whether a one-word ASCII label could as well be a real password (`Sunshine`): only a
@@ -1173,7 +1291,7 @@ impl Grammar {
             .password_words
             .iter()
             .filter(|word| word.len() >= 4)
-            .any(|word| memchr::memmem::find(&lower, word.as_bytes()).is_some())
+            .any(|word| contains_bytes(&lower, word.as_bytes()))
     }
 }
 
@@ -1553,13 +1671,28 @@ fn quoted_value(line: &[u8], at: usize, escaped_quote: bool) -> (Range<usize>, u
     while pos < line.len() {
         let byte = line[pos];
         if escaped_quote {
-            // Inside a JSON string: the value ends at `\"`.
-            if byte == b'\\' && line.get(pos + 1) == Some(&quote) {
-                return (start..pos, pos + 2);
+            // Inside a JSON string: the value ends at `\"`. A quote of the value itself is
+            // escaped twice (`\\\"`: an escaped backslash, then an escaped quote).
+            if byte == b'\\' {
+                let run = line[pos..].iter().take_while(|&&b| b == b'\\').count();
+                if line.get(pos + run) == Some(&quote) && run % 4 == 1 {
+                    return (start..pos + run - 1, pos + run + 1);
+                }
+                pos += run + usize::from(line.get(pos + run) == Some(&quote));
+                continue;
             }
         } else if byte == b'\\' && quote != b'\'' {
             pos += 2;
             continue;
+        } else if byte == b'\\' && line.get(pos + 1) == Some(&quote) {
+            // `\'` in a single-quoted string escapes the quote in code (Python, JS, PHP) but
+            // ends a shell word (`'C:\'`): it is the value's when the value goes on after it.
+            let next = line.get(pos + 2);
+            if next.is_some_and(|&b| !is_blank(b) && !b",;)]}".contains(&b)) {
+                pos += 2;
+                continue;
+            }
+            return (start..pos + 1, pos + 2);
         } else if byte == quote {
             return (start..pos, pos + 1);
         }
@@ -1838,7 +1971,7 @@ fn looks_like_code(value: &[u8]) -> bool {
 /// Masks and templates: `${VAR}`, `{{ secrets.X }}`, `$(cmd)`, `<password>`, `[PASSWORD]`,
 /// `%s`, `****`, `xxxx`, `…`, and redaction markers (this redactor's own included).
 pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
-    let contains = |needle: &[u8]| memchr::memmem::find(value, needle).is_some();
+    let contains = |needle: &[u8]| contains_bytes(value, needle);
     let lower = value.to_ascii_lowercase();
     // `<password>`, `[PASSWORD]`, `{token}`, `%DB_PASS%`: a name in brackets, not random
     // symbols that happen to start and end with them (`<<ar7;7mc#=q>`).
@@ -1867,8 +2000,8 @@ pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
         // A mask is written in one case (`xxxx`, `XXXX`); `Xxxx` is four letters of a token.
         || contains(b"xxxx")
         || contains(b"XXXX")
-        || memchr::memmem::find(&lower, b"[redacted").is_some()
-        || memchr::memmem::find(&lower, b"<redacted").is_some()
+        || contains_bytes(&lower, b"[redacted")
+        || contains_bytes(&lower, b"<redacted")
         || wrapped(b'<', b'>')
         || wrapped(b'[', b']')
         || wrapped(b'{', b'}')
@@ -1957,10 +2090,13 @@ fn template_opens(value: &[u8], opener: &[u8], starts_content: impl Fn(u8) -> bo
         [.., b'('] => b")",
         _ => b"}",
     };
+    // A command substitution holds blanks (`$(openssl rand -base64 32)`): a value cut at the
+    // first one has no `)`, yet is the command's start.
+    let closer_may_follow = opener == b"$(";
     memchr::memmem::find_iter(value, opener).any(|at| {
         let content = at + opener.len();
         value.get(content).is_some_and(|&next| starts_content(next))
-            && memchr::memmem::find(&value[content..], closer).is_some()
+            && (closer_may_follow || contains_bytes(&value[content..], closer))
     })
 }
 

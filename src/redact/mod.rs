@@ -379,6 +379,9 @@ struct Scanner<'r> {
     /// Every replacement as (input range, rule), in order; input positions are offsets into
     /// the text given to `process`, so this is only kept for a single call (`redact_mapped`).
     replacements: Option<Vec<(Range<usize>, u16)>>,
+    /// Set by `find_spans`: the lines above the current one (from this offset of the text not
+    /// yet written) are the start of a wrapped base64 run redacted on it, by this rule.
+    base64_run_above: Option<(usize, u16)>,
     /// Rules triggered on the current line, deduplicated through `rule_seen`.
     triggered: Vec<u16>,
     /// Every keyword occurrence on the current line: (rule, position in the text).
@@ -406,6 +409,7 @@ impl<'r> Scanner<'r> {
             open_block: None,
             pending_value: None,
             replacements: None,
+            base64_run_above: None,
             triggered: Vec::new(),
             rule_seen: vec![0; redactor.rule_count],
             candidates: Vec::new(),
@@ -494,7 +498,13 @@ impl<'r> Scanner<'r> {
     ) -> io::Result<bool> {
         let line = &text[line_start..line_end];
         let content = strip_line_ending(line);
-        self.find_spans(content, line_start);
+        self.base64_run_above = None;
+        self.find_spans(
+            content,
+            line_start,
+            &text[*written..line_start],
+            &text[line_end..],
+        );
         let redactor = self.redactor;
         self.spans.retain(|span| {
             !span.opens_block
@@ -510,7 +520,29 @@ impl<'r> Scanner<'r> {
             return Ok(false);
         }
         let spans = std::mem::take(&mut self.spans);
-        output.write_all(&text[*written..line_start])?;
+        match self.base64_run_above.take() {
+            // The lines of the same wrapped base64 run above this one, not written yet: each
+            // is a piece of the secret found here (counted once, with this line's).
+            Some((run_start, rule)) => {
+                let run_start = *written + run_start;
+                output.write_all(&text[*written..run_start])?;
+                let mut at = run_start;
+                for piece in text[run_start..line_start].split_inclusive(|&b| b == b'\n') {
+                    let body = strip_line_ending(piece);
+                    let indent = body
+                        .iter()
+                        .take_while(|&&b| b == b' ' || b == b'\t')
+                        .count();
+                    output.write_all(&body[..indent])?;
+                    let id = &self.redactor.rule(rule).id;
+                    write!(output, "[REDACTED:{id}]")?;
+                    self.replaced(at + indent..at + body.len(), rule);
+                    output.write_all(&piece[body.len()..])?;
+                    at += piece.len();
+                }
+            }
+            None => output.write_all(&text[*written..line_start])?,
+        }
         let mut cursor = 0;
         let mut opened = None;
         for span in &spans {
@@ -538,6 +570,14 @@ impl<'r> Scanner<'r> {
                     width,
                 },
             ));
+        }
+        if opened.is_none()
+            && self.pending_value.is_none()
+            && let Some(last) = spans.last()
+            && last.end == content.len()
+            && let Some(dots) = unfinished_jwt(&content[last.start..last.end])
+        {
+            self.pending_value = Some((last.rule, Pending::JwtLines { dots }));
         }
         self.spans = spans;
         *written = line_end;
@@ -650,6 +690,30 @@ impl<'r> Scanner<'r> {
                         self.pending_value = None;
                         return Ok(line_end);
                     }
+                    position = line_end;
+                }
+                Pending::JwtLines { dots } => {
+                    let run = body.trim_ascii_end();
+                    let is_jwt_piece = !run.is_empty()
+                        && run
+                            .iter()
+                            .all(|&b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+                    if !is_jwt_piece {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    // Each wrapped line is a piece of one token: counted once, with its start.
+                    output.write_all(&content[..indent])?;
+                    let id = &self.redactor.rule(rule).id;
+                    write!(output, "[REDACTED:{id}]")?;
+                    self.replaced(position + indent..position + indent + run.len(), rule);
+                    output.write_all(&text[position + indent + run.len()..line_end])?;
+                    let dots = dots + run.iter().filter(|&&b| b == b'.').count();
+                    if (dots >= JWT_DOTS && !run.ends_with(b".")) || dots >= JWE_DOTS {
+                        self.pending_value = None;
+                        return Ok(line_end);
+                    }
+                    self.pending_value = Some((rule, Pending::JwtLines { dots }));
                     position = line_end;
                 }
                 Pending::CommandOutput { lines_left } => {
@@ -915,7 +979,9 @@ impl<'r> Scanner<'r> {
 
     /// Fills `self.spans` with the accepted, non-overlapping matches of the triggered rules in
     /// one line, in order.
-    fn find_spans(&mut self, content: &[u8], line_start: usize) {
+    /// `above` is the text before the line not written out yet, `below` the text after it (a
+    /// wrapped base64 run goes on there).
+    fn find_spans(&mut self, content: &[u8], line_start: usize, above: &[u8], below: &[u8]) {
         let redactor = self.redactor;
         let candidates = &mut self.candidates;
         candidates.clear();
@@ -962,13 +1028,70 @@ impl<'r> Scanner<'r> {
                 }
                 continue;
             }
+            if rule.recognizer == Some(Recognizer::CookieHeader) {
+                for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
+                    let header = at - line_start;
+                    let pairs = &content[header..];
+                    for captures in rule.regex.captures_iter(pairs) {
+                        let (Some(whole), Some(secret)) =
+                            (captures.get(0), captures.name("secret"))
+                        else {
+                            continue;
+                        };
+                        if redactor.accepts(rule, whole.as_bytes(), secret.as_bytes()) {
+                            let (start, end) = widen_to_characters(
+                                content,
+                                header + secret.start(),
+                                header + secret.end(),
+                            );
+                            candidates.push(Span {
+                                start,
+                                end,
+                                rule: rule_index,
+                                opens_block: false,
+                            });
+                        }
+                    }
+                }
+                continue;
+            }
             if rule.recognizer == Some(Recognizer::Base64) {
                 for &(_, at) in keyword_starts.iter().filter(|(r, _)| *r == rule_index) {
                     let run = base64_run(content, at - line_start);
                     let seen = candidates
                         .iter()
                         .any(|span| span.rule == rule_index && span.start == run.start);
-                    if !seen && redactor.decodes_to_secrets(&content[run.clone()]) {
+                    // A run that fills its line to a wrap width is one piece of a dump
+                    // wrapped over lines: the secret may begin here and end below.
+                    // The same run may have begun on the lines above, at the same indent.
+                    let (above_start, above_run) = if run.start
+                        == content
+                            .iter()
+                            .take_while(|&&b| b == b' ' || b == b'\t')
+                            .count()
+                        && run.end == content.len()
+                    {
+                        base64_run_above(above, run.start, run.len())
+                    } else {
+                        (above.len(), Vec::new())
+                    };
+                    let encoded = match base64_wrap_width(&content[run.clone()]) {
+                        Some(width) if run.end == content.len() => Cow::Owned(
+                            [
+                                above_run.as_slice(),
+                                &wrapped_base64(&content[run.clone()], run.start, width, below),
+                            ]
+                            .concat(),
+                        ),
+                        _ if !above_run.is_empty() => {
+                            Cow::Owned([above_run.as_slice(), &content[run.clone()]].concat())
+                        }
+                        _ => Cow::Borrowed(&content[run.clone()]),
+                    };
+                    if !seen && redactor.decodes_to_secrets(&encoded) {
+                        if above_start < above.len() {
+                            self.base64_run_above = Some((above_start, rule_index));
+                        }
                         candidates.push(Span {
                             start: run.start,
                             end: run.end,
@@ -1246,6 +1369,23 @@ fn is_prompt(body: &[u8]) -> bool {
         || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())
 }
 
+/// The separators of a JSON Web Token (header, payload, signature) and of its encrypted form
+/// (JWE: header, key, iv, ciphertext, tag).
+const JWT_DOTS: usize = 2;
+const JWE_DOTS: usize = 4;
+
+/// When a redacted value is a JSON Web Token cut short by its line's end (its last part not
+/// begun, or the token a header and a payload at most), the dots it holds: the next lines
+/// continue it.
+fn unfinished_jwt(value: &[u8]) -> Option<usize> {
+    let is_token = value.starts_with(b"eyJ")
+        && value
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+    let dots = value.iter().filter(|&&b| b == b'.').count();
+    (is_token && (dots < JWT_DOTS || value.ends_with(b".")) && dots < JWE_DOTS).then_some(dots)
+}
+
 /// The widths tools wrap base64 at: `base64` and MIME 76 columns, PEM and `openssl base64` 64.
 const BASE64_WRAP_WIDTHS: [usize; 2] = [64, 76];
 
@@ -1260,13 +1400,89 @@ fn base64_wrap_width(run: &[u8]) -> Option<usize> {
 }
 
 /// Whether a line shorter than the wrap width is the last piece of a base64 run rather than
-/// a word after it (`Done`): padded, or mixing cases with digits or `+/`.
+/// a word after it (`Done`): padded, mixing cases with digits or `+/`, or whole 4-character
+/// groups that decode to text, as the end of an encoded text file does (`MWRuZDQK`).
 fn looks_like_base64_tail(line: &[u8]) -> bool {
     let has = |test: fn(&u8) -> bool| line.iter().any(test);
+    let decodes_to_text = || {
+        line.len().is_multiple_of(4)
+            && decode_base64(line).is_some_and(|decoded| {
+                std::str::from_utf8(&decoded).is_ok_and(|text| {
+                    text.chars()
+                        .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
+                })
+            })
+    };
     line.ends_with(b"=")
         || (has(u8::is_ascii_uppercase)
             && has(u8::is_ascii_lowercase)
             && has(|b| b.is_ascii_digit() || b"+/".contains(b)))
+        || decodes_to_text()
+}
+
+/// The wrapped base64 run that ends right above a line whose own run (at `indent`, `length`
+/// long) goes on with it: lines of one wrap width at that indent, the current one no longer.
+/// Returns where the run starts in `above` (its length when there is none) and its base64.
+fn base64_run_above(above: &[u8], indent: usize, length: usize) -> (usize, Vec<u8>) {
+    let mut start = above.len();
+    let mut width = None;
+    let mut pieces = Vec::new();
+    while start > 0 && pieces.len() < WRAPPED_BASE64_REACH {
+        let line_start = memchr::memrchr(b'\n', &above[..start - 1]).map_or(0, |at| at + 1);
+        let body = strip_line_ending(&above[line_start..start]);
+        let line_indent = body
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        let run = &body[line_indent..];
+        let fits = line_indent == indent
+            && is_base64_line(run)
+            && !run.ends_with(b"=")
+            && !run.iter().all(u8::is_ascii_hexdigit)
+            && width.is_none_or(|width| run.len() == width)
+            && BASE64_WRAP_WIDTHS.contains(&run.len())
+            && length <= run.len();
+        if !fits {
+            break;
+        }
+        width = Some(run.len());
+        pieces.push(run);
+        start = line_start;
+    }
+    pieces.reverse();
+    (start, pieces.concat())
+}
+
+/// At most this many lines of a base64 run wrapped over lines are decoded together to judge
+/// its first (a credentials file is a few KiB: a hundred lines of 76 columns).
+const WRAPPED_BASE64_REACH: usize = 128;
+
+/// `first` (a base64 run filling its line to `width`, starting at column `indent`) joined with
+/// the lines of the same run in `below`, as `Pending::Base64Lines` follows them.
+fn wrapped_base64(first: &[u8], indent: usize, width: usize, below: &[u8]) -> Vec<u8> {
+    let mut joined = first.to_vec();
+    for line in below.split(|&b| b == b'\n').take(WRAPPED_BASE64_REACH) {
+        let content = strip_line_ending(line);
+        let line_indent = content
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        let run = content[line_indent..].trim_ascii_end();
+        let continues = line_indent <= indent
+            && !run.is_empty()
+            && run.len() <= width
+            && run.len() == content.len() - line_indent
+            && is_base64_line(run)
+            && (run.len() == width || looks_like_base64_tail(run));
+        if !continues {
+            break;
+        }
+        joined.extend_from_slice(run);
+        if run.len() < width || run.ends_with(b"=") {
+            break;
+        }
+    }
+    joined
 }
 
 /// Whether a line is nothing but base64 (either alphabet), padding at its end at most.

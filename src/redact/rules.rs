@@ -100,6 +100,10 @@ pub(crate) enum Recognizer {
     /// The output lines after a command line (the rule's regex) that prints a secret:
     /// `$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d`.
     CommandOutput,
+    /// The cookies of a `Cookie:` / `Set-Cookie:` header after the rule's keyword: its regex
+    /// matches one `name=value` pair (the `secret` group the value), and every pair it
+    /// accepts is redacted.
+    CookieHeader,
 }
 
 /// A rule's regex for searches anchored at a keyword.
@@ -290,6 +294,13 @@ fn compile(
         Some("base64") if spec.regex.is_empty() => Some(Recognizer::Base64),
         Some("prose-generated") if spec.regex.is_empty() => Some(Recognizer::ProseGenerated),
         Some("command-output") if !spec.regex.is_empty() => Some(Recognizer::CommandOutput),
+        Some("cookie-header") if !spec.regex.is_empty() => Some(Recognizer::CookieHeader),
+        Some("cookie-header") => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` (recognizer `cookie-header`) has no regex"
+            ))
+            .with_hint("its regex matches one `name=value` pair of the header"));
+        }
         Some("command-output") => {
             return Err(Error::config(format!(
                 "{origin}: rule `{id}` (recognizer `command-output`) has no regex"
@@ -307,12 +318,16 @@ fn compile(
                 "{origin}: rule `{id}` names an unknown recognizer `{other}`"
             ))
             .with_hint(
-                "the built-in recognizers are `assignment`, `prose`, `prose-generated`, `base64` \
-                 and `command-output`",
+                "the built-in recognizers are `assignment`, `prose`, `prose-generated`, `base64`, \
+                 `command-output` and `cookie-header`",
             ));
         }
     };
-    let regex = if recognizer.is_some() && recognizer != Some(Recognizer::CommandOutput) {
+    let regex = if recognizer.is_some()
+        && !matches!(
+            recognizer,
+            Some(Recognizer::CommandOutput | Recognizer::CookieHeader)
+        ) {
         LazyRegex::new("")
     } else {
         compile_regex("regex", &spec.regex)?

@@ -58,6 +58,11 @@ pub struct AssignmentSpec {
     /// of qualifier, one of these (or a word ending with `:`) introduces the value.
     #[serde(default)]
     pub prose_copulas: Vec<String>,
+    /// Words of a sentence about a password (a rule, an instruction, where it is kept), never
+    /// of a passphrase of words (`correct horse battery staple`): "must be at least 12
+    /// characters", "see the vault".
+    #[serde(default)]
+    pub sentence_words: Vec<String>,
 }
 
 #[derive(Deserialize)]

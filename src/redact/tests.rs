@@ -623,6 +623,21 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("netlify-token", "«nfp_{a36}»", "nfp_{a10}"),
     (
+        "cookie-session-value",
+        "Cookie: has_js=1; SESS{h32}=«{a43}»",
+        "Cookie: _ga=GA1.2.{d10}.{d10}; user_id={a32}; XSRF-TOKEN={a40}",
+    ),
+    (
+        "laravel-remember-cookie",
+        "Cookie: XSRF-TOKEN=abc; remember_web_{h40}=«eyJ{a60}%3D»",
+        "Cookie: remember_me=true; remember_web_{h40}=",
+    ),
+    (
+        "modal-token",
+        "modal token set --token-id «ak-{a22}»",
+        "pip install modal && echo as-is-the-default-setting-here",
+    ),
+    (
         "vercel-token",
         "VERCEL_TOKEN=«{a24}»",
         "VERCEL_ORG_ID=team_{a24}",
@@ -1557,7 +1572,6 @@ const ASSIGNMENT_LOOK_ALIKES: &[&str] = &[
     "secret: ${{ secrets.DEPLOY_KEY }}",
     r#"telegram_api_token = "token:clm00427:AgencyIdentificationCodeContentType""#,
     "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
-    "password: correct horse battery staple",
     r#"SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`"#,
     "if token == null {",
     "auth: required",

@@ -901,6 +901,137 @@ const LEAKS: &[(&str, &[&str])] = &[
             "  auth_key: \"«{p50} {p13}»\"",
         ],
     ),
+    (
+        "URL passwords holding raw `/`, `#`, `?` and quotes",
+        &[
+            "DATABASE_URL=postgres://app:«{a4}/{a4}#{a3}»@db.internal/app",
+            "postgres://admin:«{a3}'{a3}\"{a2}/{a2}#{a1}»@db.internal:5432/app",
+            "mysql://root:«{a5}?{a3}/{a4}»@127.0.0.1:3306/shop",
+            "url = \"https://deploy:«{a6}/{a6}»@git.internal/org/repo.git\"",
+            "redis://:«{a4}@{a4}#{a3}»@cache.internal:6379/0",
+            "https://ci:«{a12}»@registry.npmjs.org/@types/node",
+        ],
+    ),
+    (
+        "JSON Web Tokens wrapped over lines",
+        &[
+            "Authorization: Bearer «eyJ{u30}.»\n  «eyJ{u60}.»\n  «{u43}»\ndone",
+            "token: «eyJ{u30}.eyJ{u20}»\n«{u40}.{u43}»\nnext",
+            "«eyJ{u30}.»\n«eyJ{u50}.{u43}»\nDone.",
+            "  \"id_token\": \"«eyJ{u30}.eyJ{u60}.»\n«{u43}»",
+        ],
+    ),
+    (
+        "passphrases of words",
+        &[
+            "password: «{w} {w} {w} {w}»",
+            "WIFI_PASSWORD=\"«my {w} is {w} 42»\"",
+            "passphrase is \"«{w} {w} {w} {w}»\"",
+            // After an ASCII copula a sentence may go on with words: only quoted there.
+            "the wifi password is \"«{w} {w} {w} {w}»\"",
+            "wifi password: «{w} {w} {w} {w}»",
+            "\"password\": \"«{w} {w} {w} {w} {w}»\"",
+            "密码是 «{w} {w} {w} {w}»",
+            "Passwort: «{w} {w} {w}»",
+        ],
+    ),
+    (
+        "bare provider tokens in their documented shapes",
+        &[
+            "modal token set --token-id «ak-{a22}» --token-secret «as-{a22}»",
+            "export MODAL_TOKEN_SECRET=«as-{a22}»",
+            "the workspace token is «ak-{a22}» / «as-{a22}»",
+        ],
+    ),
+    (
+        "session cookies named after the site, or in prose",
+        &[
+            "Cookie: wordpress_sec_{h32}=«admin%7C{d10}%7C{a43}%7C{h64}»; wp-settings-time-1={d10}",
+            "Set-Cookie: wordpress_{h32}=«admin%7C{d10}%7C{a43}%7C{h64}»; path=/wp-admin; HttpOnly",
+            "cookie: remember_web_{h40}=«eyJ{a60}%3D»",
+            "the session cookie is «{a32}»",
+            "session id: «{l32}»",
+        ],
+    ),
+    (
+        "user and password pairs and resets in prose",
+        &[
+            "credentials are admin:«{L3}{d2}#{a5}»",
+            "login with root/«{a4}!{a4}»",
+            "The password for the 'deploy' user has been reset to «{L2}{d1}!{l3}{d1}{L2}».",
+            "the password of the staging box was changed to «{L2}{d2}%{l4}{d1}»",
+        ],
+    ),
+    (
+        "WordPress salts under a key that only says key",
+        &[
+            "define( 'LOGGED_IN_KEY',    '«{p30} {p33}»' );",
+            "define('LOGGED_IN_KEY', '«{p20} {p20} {p22}»');",
+            "  \"logged_in_key\": \"«{p40} {p23}»\",",
+        ],
+    ),
+    (
+        "values with quotes escaped inside them",
+        &[
+            "{\"input\": \"{\\\"password\\\": \\\"«{a6}\\\\\\\"{a6}»\\\"}\"}",
+            "password = '«{a4}\\'{a6}»'",
+            "$pass = '«{a5}\\'{a3}!{a2}»';",
+            "the password is \"«{a5}\\\"{a5}»\" now",
+            "\"password\": \"«{a5}\\\"{a5}»\"",
+        ],
+    ),
+    (
+        "passwords in prose: definite forms and copulas of more languages",
+        &[
+            "lösenordet är «{a6}!{a4}»",
+            "passordet er «{a6}#{a4}»",
+            "adgangskoden er «{a5}%{a5}»",
+            "parola este «{a6}*{a4}»",
+            "كلمة المرور هي «{a6}!{a5}»",
+            "पासवर्ड है «{a6}@{a4}»",
+            "הסיסמה היא «{a6}#{a4}»",
+            "ο κωδικός είναι «{a6}!{a4}»",
+            "kata sandinya adalah «{a6}%{a4}»",
+            "the pass is «{a6}!{a4}»",
+        ],
+    ),
+    (
+        "passwords of a key store, in Java properties and Gradle",
+        &[
+            "keystorePassword=«{a6}!{a4}»",
+            "KEYSTORE_PASSWORD: «{a12}»",
+            // A directive's value is its whole word, quotes and all.
+            "storePassword «\"{a12}\"»",
+        ],
+    ),
+    (
+        "session cookies under names of their framework",
+        &[
+            "Cookie: SESS{h32}=«{a43}»",
+            "Cookie: frontend=«{l26}»; frontend_cid={a8}",
+            "Cookie: li_at=«{a40}»; lang=v=2&lang=en-us",
+            "Cookie: SID=«{a40}»; HSID=«{a17}»; SSID=«{a17}»",
+            "Set-Cookie: PrestaShop-{h32}=«{a60}»; path=/; HttpOnly",
+            "< set-cookie: _identity=«{a40}»; path=/; httponly",
+        ],
+    ),
+    (
+        "user:password on more command lines",
+        &[
+            "curl -u«admin:{a6}!{a4}» https://api.internal",
+            "curl --proxy-user «u:{a12}» https://api.internal",
+            "curl -U «u:{a12}» https://api.internal",
+            "http --auth «admin:{a12}» GET api.internal/me",
+        ],
+    ),
+    (
+        "passwords ending with a symbol in prose",
+        &[
+            "Passwort: «{L6}{d4}!»",
+            "密码：«{a8}{d2}!»",
+            "the password is «{a6}{d3}!»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1275,6 +1406,42 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "PASSWORD_FILE=/run/secrets/db_password",
         ],
     ),
+    (
+        "sentences about passwords, URLs with `@` in their path, JWT-like text",
+        &[
+            "password: must be at least 12 characters long",
+            "Password: see the vault entry for staging",
+            "the password is stored in the vault",
+            "the password is obligatorie pentru fiecare cont",
+            "le mot de passe est requis pour chaque compte",
+            "the password hashing uses bcrypt with cost twelve",
+            "password: required for every user account",
+            "\"password\": \"must be at least eight characters\"",
+            "Password: Mot de passe oublié",
+            "http://localhost:8080/api/users/me@example.com",
+            "https://registry.npmjs.org:443/@types/node",
+            "see https://github.com/org/repo/blob/main/README.md#install and mail a@b.io",
+            "a='http://host:8080','ops@example.com'",
+            "header = eyJ{u20}\nsome words follow here",
+            "login with src/components/Login.tsx",
+            "log in to db:5432/app as the owner",
+            "the password for the service needs to be rotated next week",
+            "credentials: see docs/setup.md#login",
+            "ls -a src/ && tar -acf out.tar.gz dir",
+            "curl --user-agent=Mozilla/5.0:compatible https://example.org",
+            "psql -U postgres -h db.internal:5432",
+            "Cookie: _ga=GA1.2.{d10}.{d10}; _gid=GA1.2.{d9}.{d10}; _fbp=fb.1.{d13}.{d10}",
+            "Set-Cookie: ajs_anonymous_id={uuid}; Path=/; Expires=Tue, 01 Dec 2026 12:00:00 GMT",
+            "Cookie: wp-settings-1=libraryContent%3Dbrowse; wp-settings-time-1={d10}",
+            "keystore=/etc/ssl/app.jks",
+            "KEYSTORE_TYPE=PKCS12",
+            "if the check doesn't pass is it flaky or real?",
+            "parola este obligatorie pentru fiecare cont",
+            "PASSWORD_DIR='C:\\' ./setup.sh",
+            "echo \"APP_KEY=base64:$(openssl rand -base64 32)\" >> .env",
+            "export DB_PASSWORD=$(openssl rand -hex 16)",
+        ],
+    ),
 ];
 
 /// The secrets of a template: its expansion with the `«…»` spans kept apart.
@@ -1600,5 +1767,41 @@ fn base64_of_a_credential_file_goes_on_every_wrapped_line_of_the_output() {
             output.starts_with(command) && output.ends_with("\n$ ls"),
             "{output}"
         );
+    }
+}
+
+#[test]
+fn a_wrapped_base64_dump_whose_secret_straddles_a_wrap_is_redacted_on_every_line() {
+    // The key names fall in the first line and their values in the next (a kubeconfig's
+    // token), or the file ends in a short last line of whole groups and no padding.
+    for (template, seed) in [
+        (
+            "apiVersion: v1\nusers:\n- name: admin\n  user:\n    token: {a40}\n",
+            9800,
+        ),
+        (
+            "[pypi]\nusername = __token__\npassword = pypi-{u120}xyz\n",
+            9801,
+        ),
+        ("db.internal:5432:app:app:{a14}\n", 9802),
+    ] {
+        let (file, _) = expand(template, "none", seed);
+        let encoded = base64(file.as_bytes());
+        for width in [64, 76] {
+            let lines: Vec<&str> = encoded
+                .as_bytes()
+                .chunks(width)
+                .map(|chunk| std::str::from_utf8(chunk).expect("base64 is ASCII"))
+                .collect();
+            let text = format!("{}\nDone", lines.join("\n"));
+            let output = redactor().redact(&text).text;
+            for line in &lines {
+                assert!(
+                    leaked_piece(&output, line).is_none(),
+                    "{line} left in {output}"
+                );
+            }
+            assert!(output.ends_with("\nDone"), "{output}");
+        }
     }
 }
