@@ -15,8 +15,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::log::PreparedLine;
-
 /// How many deadlines cover this process now.
 static ARMED: AtomicUsize = AtomicUsize::new(0);
 /// What the signal handler answers; null when no deadline is running.
@@ -31,22 +29,26 @@ pub struct Expiry {
 }
 
 impl Expiry {
-    /// `answer` goes to stdout (a newline is added), `log` to the decision log.
-    pub fn new(answer: &str, log: Option<PreparedLine>) -> Expiry {
+    /// `answer` goes to stdout (a newline is added).
+    pub fn new(answer: &str) -> Expiry {
         let mut answer = answer.as_bytes().to_vec();
         answer.push(b'\n');
-        let log = log.and_then(|log| {
-            let dirs = log
-                .dir
-                .ancestors()
-                .collect::<Vec<&Path>>()
-                .into_iter()
-                .rev()
-                .map(c_path)
-                .collect::<Option<Vec<CString>>>()?;
-            Some((dirs, c_path(&log.path)?, log.line))
-        });
-        Expiry { answer, log }
+        Expiry { answer, log: None }
+    }
+
+    /// And `line` is appended to the log file `file` (0600), in `dir` (created 0700).
+    pub fn with_log(mut self, dir: &Path, file: &Path, line: Vec<u8>) -> Expiry {
+        let dirs = dir
+            .ancestors()
+            .collect::<Vec<&Path>>()
+            .into_iter()
+            .rev()
+            .map(c_path)
+            .collect::<Option<Vec<CString>>>();
+        self.log = dirs
+            .zip(c_path(file))
+            .map(|(dirs, file)| (dirs, file, line));
+        self
     }
 }
 
@@ -197,14 +199,14 @@ mod tests {
 
     #[test]
     fn a_deadline_runs_until_it_is_dropped_and_only_one_at_a_time() {
-        let deadline = Deadline::arm(Duration::from_secs(600), Expiry::new("{}", None));
+        let deadline = Deadline::arm(Duration::from_secs(600), Expiry::new("{}"));
         assert!(deadline.armed && armed());
         assert!(
             timer_left() > Duration::from_secs(500),
             "{:?}",
             timer_left()
         );
-        let second = Deadline::arm(Duration::from_secs(600), Expiry::new("{}", None));
+        let second = Deadline::arm(Duration::from_secs(600), Expiry::new("{}"));
         assert!(!second.armed, "a second deadline is refused");
         drop(second);
         assert!(armed(), "refusing the second one leaves the first running");
@@ -216,12 +218,11 @@ mod tests {
 
     #[test]
     fn the_expiry_is_rendered_for_system_calls_only() {
-        let line = PreparedLine {
-            dir: "/tmp/a/b".into(),
-            path: "/tmp/a/b/decisions.jsonl".into(),
-            line: b"{\"action\":\"ask\"}\n".to_vec(),
-        };
-        let expiry = Expiry::new("{\"ok\":1}", Some(line));
+        let expiry = Expiry::new("{\"ok\":1}").with_log(
+            Path::new("/tmp/a/b"),
+            Path::new("/tmp/a/b/decisions.jsonl"),
+            b"{\"action\":\"ask\"}\n".to_vec(),
+        );
         assert_eq!(expiry.answer, b"{\"ok\":1}\n");
         let (dirs, path, line) = expiry.log.unwrap();
         let dirs: Vec<&str> = dirs.iter().map(|d| d.to_str().unwrap()).collect();

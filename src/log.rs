@@ -179,7 +179,7 @@ pub fn append_per_config(config: Option<&LogConfig>, record: &Record) {
 }
 
 /// A record rendered ahead of time, for a writer that can only make system calls (the
-/// PreToolUse deadline's signal handler): the directory to create (0700), today's file
+/// PreToolUse deadline's signal handler, `deadline::Expiry`): the directory to create (0700), today's file
 /// (0600) and the line.
 pub struct PreparedLine {
     pub dir: PathBuf,

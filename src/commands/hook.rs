@@ -250,17 +250,31 @@ fn pre_tool(
         let mut expired = record.clone();
         expired.latency_ms = shell::TIME_BUDGET.as_millis() as u64;
         expired.set_decision(decision);
-        let line = crate::log::prepare_per_config(Some(&config.log), &expired);
-        Deadline::arm(shell::TIME_BUDGET, Expiry::new(&answer, line))
+        let mut expiry = Expiry::new(&answer);
+        if let Some(log) = crate::log::prepare_per_config(Some(&config.log), &expired) {
+            expiry = expiry.with_log(&log.dir, &log.path, log.line);
+        }
+        Deadline::arm(shell::TIME_BUDGET, expiry)
     });
     if env_is(FAULT, "stall") {
         loop {
             std::thread::park();
         }
     }
-    let decision =
-        guard::pre_tool::decide(host, input, role.as_deref(), config, detectors, &protected);
+    let analysis = guard::pre_tool::analyse(input);
+    let decision = guard::pre_tool::decide_analysed(
+        host,
+        input,
+        &analysis,
+        role.as_deref(),
+        config,
+        detectors,
+        &protected,
+    );
     drop(deadline);
+    // The process ends right after this answer: freeing the analysis (each word, redirection
+    // and reading of every command) would cost a twentieth of a compound command's call.
+    std::mem::forget(analysis);
     (record, decision)
 }
 

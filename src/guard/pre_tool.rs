@@ -25,6 +25,14 @@ const EDIT_TOOLS: [&str; 5] = ["Edit", "Write", "MultiEdit", "NotebookEdit", "ap
 /// The prefix of MCP tool names (`mcp__<server>__<tool>`).
 const MCP_PREFIX: &str = "mcp__";
 
+/// The shell analysis of a tool call's command, if it has one: [`decide_analysed`] reads it.
+pub type Analysed = Option<Result<shell::CommandAnalysis, shell::ParseError>>;
+
+/// The analysis [`decide_analysed`] needs for `input`.
+pub fn analyse(input: &HookInput) -> Analysed {
+    input.command().map(shell::analyze)
+}
+
 /// The decision on one tool call. `role` is the value of [`ROLE_VAR`] in the hook's
 /// environment; `protected`, where agentguard's own files and the hosts' hook settings live.
 pub fn decide(
@@ -35,11 +43,25 @@ pub fn decide(
     detectors: &Detectors,
     protected: &Protected,
 ) -> Decision {
+    let analysis = analyse(input);
+    decide_analysed(host, input, &analysis, role, config, detectors, protected)
+}
+
+/// [`decide`] with the command's analysis done by the caller (`analyse`), who may keep it:
+/// the hook leaves it to the process's end rather than free thousands of allocations.
+pub fn decide_analysed(
+    host: Host,
+    input: &HookInput,
+    analysis: &Analysed,
+    role: Option<&str>,
+    config: &Config,
+    detectors: &Detectors,
+    protected: &Protected,
+) -> Decision {
     let tool = input.tool_name.as_deref().unwrap_or("");
     let command = input.command();
     // One analysis serves the guard of agentguard's own files, the read-only verdict and the
     // dangerous gate.
-    let analysis = command.map(shell::analyze);
     let role = read_only_role(input, role, config);
     if let Some(hit) =
         protected.tool_writes(tool, input.tool_input.as_ref(), command, analysis.as_ref())
@@ -68,7 +90,7 @@ pub fn decide(
                 )
             })
         } else {
-            let verdict = match &analysis {
+            let verdict = match analysis {
                 Some(Ok(analysis)) => analysis.read_only(),
                 Some(Err(err)) => ReadOnlyVerdict::Deny {
                     kind: err.kind,
@@ -102,7 +124,7 @@ pub fn decide(
         return Decision::allow();
     };
     // A command the analysis cannot read is held (fail-safe).
-    let hold = match &analysis {
+    let hold = match analysis {
         Some(Ok(analysis)) => analysis.dangerous(),
         Some(Err(err)) => Some(shell::unanalysable(err)),
         None => None,

@@ -1015,9 +1015,16 @@ impl Walker {
 
     /// Removes quoting from one word and walks the command substitutions inside it.
     fn unquote(&mut self, word: &str, depth: usize) -> Result<Unquoted, ParseError> {
-        let expands_known =
-            word.contains('$') && (!self.state.vars.is_empty() || word.contains("SHELL"));
-        if !runs_commands(word) && !word.contains("$'") && !word.contains("$\"") && !expands_known {
+        // Every case for the word parser but a backtick has a `$`: most words have neither,
+        // and a byte search is far cheaper than the substring searches.
+        let needs_parser = word.contains('`')
+            || (word.contains('$')
+                && (word.contains("$(")
+                    || word.contains("$'")
+                    || word.contains("$\"")
+                    || !self.state.vars.is_empty()
+                    || word.contains("SHELL")));
+        if !needs_parser {
             // Nothing runs and nothing needs decoding: quote removal alone, without the (slower)
             // word parser. A `$` left in the text is a parameter: its value is not known.
             return Ok(Unquoted {
