@@ -3,7 +3,7 @@
 
 use regex_syntax::hir::{
     self, Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir,
-    HirKind, Repetition,
+    HirKind, Look, Repetition,
 };
 
 /// `hir` restricted to haystacks whose characters are ASCII or in `chars` (sorted): what it
@@ -63,6 +63,22 @@ pub fn cut_to(hir: Hir, chars: &[char]) -> Hir {
             Hir::alternation(subs.into_iter().map(|h| cut_to(h, chars)).collect())
         }
         HirKind::Empty => Hir::empty(),
+        HirKind::Look(look) if chars.is_empty() => Hir::look(ascii_look(look)),
         HirKind::Look(look) => Hir::look(look),
+    }
+}
+
+/// A Unicode word boundary as its ASCII counterpart: in an ASCII text the word characters are
+/// the same (letters, digits, `_`), and the ASCII look is a byte test where the Unicode one
+/// decodes the characters around every position it is asked about.
+fn ascii_look(look: Look) -> Look {
+    match look {
+        Look::WordUnicode => Look::WordAscii,
+        Look::WordUnicodeNegate => Look::WordAsciiNegate,
+        Look::WordStartUnicode => Look::WordStartAscii,
+        Look::WordEndUnicode => Look::WordEndAscii,
+        Look::WordStartHalfUnicode => Look::WordStartHalfAscii,
+        Look::WordEndHalfUnicode => Look::WordEndHalfAscii,
+        other => other,
     }
 }

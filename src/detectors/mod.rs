@@ -10,13 +10,14 @@
 
 mod cut;
 mod hir_code;
+mod nfa_code;
 mod spec;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
-use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::nfa::thompson::{WhichCaptures, backtrack::BoundedBacktracker, pikevm::PikeVM};
 use regex_automata::{Input, Match, MatchKind, PatternSet, meta};
 use regex_syntax::hir::Hir;
 
@@ -54,7 +55,7 @@ impl Gate {
 /// A built-in pattern's build-time facts: the pattern, its literal gate (none: always run),
 /// whether every match starts and ends at a required word boundary, its slot in
 /// `BUILTIN_TRIGGER_INDEX` (triggers only), and the pattern parsed, whole and cut to ASCII
-/// texts (`cut_to`), encoded by `hir_code`.
+/// texts (`cut_to`), encoded by `hir_code`. (The cut form's NFA is in `BUILTIN_NFAS`.)
 type BuiltinFacts = (
     &'static str,
     Option<&'static [&'static [Literal]]>,
@@ -65,10 +66,13 @@ type BuiltinFacts = (
 );
 
 fn builtin(pattern: &str) -> Option<&'static BuiltinFacts> {
+    builtin_index(pattern).map(|at| &BUILTIN_GATES[at])
+}
+
+fn builtin_index(pattern: &str) -> Option<usize> {
     BUILTIN_GATES
         .binary_search_by(|(builtin, ..)| (*builtin).cmp(pattern))
         .ok()
-        .map(|at| &BUILTIN_GATES[at])
 }
 
 /// The gate of a pattern: the built-in table's for a built-in pattern, else computed now.
@@ -135,6 +139,8 @@ struct LazyRegex {
     /// slot's alphabet and its own, so a process judging many texts compiles a few cuts at most
     /// before it falls back to `unicode`.
     cuts: [OnceLock<Cut>; CUT_SLOTS],
+    /// The same for texts of at most `SHORT_TEXT` bytes, compiled as `ascii_short` is.
+    short_cuts: [OnceLock<Cut>; CUT_SLOTS],
 }
 
 /// A pattern compiled, or the regex crate's error.
@@ -195,6 +201,18 @@ fn union(a: &[char], b: &[char]) -> Vec<char> {
 }
 
 impl LazyRegex {
+    /// `pattern` ready to search `text` or parts of it (errors are the regex crate's messages):
+    /// for a short ASCII text, a built-in pattern's NFA from the build (see [`ShortSearch`]).
+    fn searcher_for(&self, pattern: &str, text: &str) -> std::result::Result<Searcher<'_>, String> {
+        if text.len() <= SHORT_TEXT
+            && text.is_ascii()
+            && let Some(short) = builtin_short(pattern)
+        {
+            return Ok(Searcher::Short(short));
+        }
+        self.for_text(pattern, text).map(Searcher::Meta)
+    }
+
     /// `pattern` compiled for searching `text` or parts of it (errors are the regex crate's
     /// messages).
     fn for_text(&self, pattern: &str, text: &str) -> std::result::Result<&meta::Regex, String> {
@@ -203,7 +221,7 @@ impl LazyRegex {
                 self.compiled_in(&self.ascii_short, pattern, CompiledFor::AsciiShort)
             }
             Some(chars) if chars.is_empty() => self.compiled(pattern, true),
-            Some(chars) => self.cut_for(pattern, &chars),
+            Some(chars) => self.cut_for(pattern, &chars, text.len() <= SHORT_TEXT),
             None => self.compiled(pattern, false),
         }
     }
@@ -239,16 +257,28 @@ impl LazyRegex {
         .map_err(Clone::clone)
     }
 
-    /// `pattern` compiled for texts whose non-ASCII characters are all in `chars` (sorted).
-    fn cut_for(&self, pattern: &str, chars: &[char]) -> std::result::Result<&meta::Regex, String> {
+    /// `pattern` compiled for texts whose non-ASCII characters are all in `chars` (sorted), or
+    /// (`short`) for such texts of at most `SHORT_TEXT` bytes.
+    fn cut_for(
+        &self,
+        pattern: &str,
+        chars: &[char],
+        short: bool,
+    ) -> std::result::Result<&meta::Regex, String> {
         let mut covered: &[char] = &[];
-        for slot in &self.cuts {
+        let slots = if short { &self.short_cuts } else { &self.cuts };
+        for slot in slots {
             let (alphabet, regex) = slot.get_or_init(|| {
                 let alphabet = union(covered, chars);
                 let regex = (alphabet.len() <= CUT_MAX_CHARS).then(|| {
-                    compile_once(pattern, CompiledFor::Alphabet(alphabet.clone()), || {
+                    let compiled_for = if short {
+                        CompiledFor::AlphabetShort(alphabet.clone())
+                    } else {
+                        CompiledFor::Alphabet(alphabet.clone())
+                    };
+                    compile_once(pattern, compiled_for, || {
                         parsed(pattern, false).and_then(|hir| {
-                            compile_for_search(&cut_to(hir, &alphabet), pattern, false)
+                            compile_for_search(&cut_to(hir, &alphabet), pattern, short)
                         })
                     })
                 });
@@ -274,10 +304,78 @@ enum CompiledFor {
     Ascii,
     AsciiShort,
     Alphabet(Vec<char>),
+    AlphabetShort(Vec<char>),
 }
 
 /// Up to this size an ASCII text is searched without the lazy DFA (see `compile_for_search`).
 const SHORT_TEXT: usize = 1 << 10;
+
+/// A pattern compiled for short ASCII texts as `compile_for_search` compiles it for them, but
+/// from the NFA build.rs compiled (`nfa_code`): the same engines `meta::Regex` would pick (the
+/// bounded backtracker, the PikeVM past the backtracker's reach) on the same NFA, so the same
+/// matches, without decoding the syntax tree or compiling it (most of a Layer 1 hit's cost).
+#[derive(Debug)]
+struct ShortSearch {
+    backtrack: BoundedBacktracker,
+    pikevm: PikeVM,
+}
+
+impl ShortSearch {
+    fn new(nfa: regex_automata::nfa::thompson::NFA) -> Option<ShortSearch> {
+        Some(ShortSearch {
+            backtrack: BoundedBacktracker::new_from_nfa(nfa.clone()).ok()?,
+            pikevm: PikeVM::new_from_nfa(nfa).ok()?,
+        })
+    }
+
+    /// The leftmost-first match in `input`, as `meta::Regex::search` finds it: the backtracker
+    /// while the span is within what its visited set covers (meta's own rule), else the PikeVM.
+    fn search(&self, input: &Input<'_>) -> Option<Match> {
+        if input.get_span().len() < self.backtrack.max_haystack_len() {
+            let mut cache = self.backtrack.create_cache();
+            if let Ok(found) = self.backtrack.try_find(&mut cache, input.clone()) {
+                return found;
+            }
+        }
+        self.pikevm
+            .find(&mut self.pikevm.create_cache(), input.clone())
+    }
+}
+
+/// Built-in pattern `pattern`'s short-text search, decoded on first use, once per process (the
+/// fix detectors share cues); None for a pattern that is no built-in one or did not compile.
+fn builtin_short(pattern: &str) -> Option<&'static ShortSearch> {
+    static DECODED: [OnceLock<Option<ShortSearch>>; BUILTIN_PATTERNS] =
+        [const { OnceLock::new() }; BUILTIN_PATTERNS];
+    let at = builtin_index(pattern)?;
+    DECODED[at]
+        .get_or_init(|| nfa_code::decode(builtin_nfa(at)).and_then(ShortSearch::new))
+        .as_ref()
+}
+
+/// Built-in pattern `at`'s encoded NFA for short ASCII texts (empty: it does not compile).
+fn builtin_nfa(at: usize) -> &'static [u8] {
+    let start = at
+        .checked_sub(1)
+        .map_or(0, |before| BUILTIN_NFA_ENDS[before]);
+    &BUILTIN_NFAS[start as usize..BUILTIN_NFA_ENDS[at] as usize]
+}
+
+/// A compiled pattern: for any text (`meta::Regex`) or a short ASCII one.
+#[derive(Clone, Copy)]
+enum Searcher<'a> {
+    Meta(&'a meta::Regex),
+    Short(&'a ShortSearch),
+}
+
+impl Searcher<'_> {
+    fn search(&self, input: &Input<'_>) -> Option<Match> {
+        match self {
+            Searcher::Meta(regex) => regex.search(input),
+            Searcher::Short(short) => short.search(input),
+        }
+    }
+}
 
 /// `build()`, or what it gave before in this process for the same pattern and texts. Detectors
 /// share patterns (the fix detectors share cues), and compiling is most of a Layer 1 hit's cost,
@@ -337,14 +435,17 @@ fn parse(pattern: &str) -> std::result::Result<Hir, String> {
 /// forward one, and each of the few positions of a short text it visits is a new state to
 /// build, so the bounded backtracker searches a text under `SHORT_TEXT` for less than the lazy
 /// DFA's construction alone (measured: a Layer 1 hit on an 80-byte answer 84 M -> 59 M
-/// instructions; past about 1 KiB the lazy DFA wins, 4 KiB: 117 M against 203 M).
+/// instructions; past about 1 KiB the lazy DFA wins, 4 KiB: 117 M against 203 M). That holds
+/// for a pattern cut to a short text's alphabet too (a Layer 1 hit with the rules judge on an
+/// 81-byte Chinese answer: 59.1 M -> 38.9 M instructions, a Russian one 41.3 M -> 28.6 M).
 fn compile_for_search(
     hir: &Hir,
     pattern: &str,
     short: bool,
 ) -> std::result::Result<meta::Regex, String> {
+    // `nfa_code::short_text_config` is this NFA configuration: keep them alike.
     let config = meta::Config::new()
-        .nfa_size_limit(Some(10 << 20))
+        .nfa_size_limit(Some(nfa_code::NFA_SIZE_LIMIT))
         .hybrid_cache_capacity(2 << 20)
         .utf8_empty(true)
         .which_captures(WhichCaptures::Implicit)
@@ -433,7 +534,7 @@ impl Trigger {
             // text's alphabet it only gets smaller.
             let found = self
                 .regex
-                .for_text(&self.pattern, text)
+                .searcher_for(&self.pattern, text)
                 .ok()?
                 .search(&Input::new(text).range(at..))?;
             let bytes = text.as_bytes();
@@ -512,6 +613,19 @@ impl CueSet {
         }
     }
 
+    /// Cue `index` ready to search `text`.
+    fn searcher(
+        &self,
+        index: usize,
+        detector: &str,
+        text: &str,
+    ) -> std::result::Result<Searcher<'_>, String> {
+        let (role, pattern) = &self.patterns[index];
+        self.regexes[index]
+            .searcher_for(pattern, text)
+            .map_err(|err| invalid_cue(detector, *role, pattern, &err))
+    }
+
     /// Cue `index` compiled for searching `text` (None: any text).
     fn regex(
         &self,
@@ -525,12 +639,7 @@ impl CueSet {
             Some(text) => regex.for_text(pattern, text),
             None => regex.compiled(pattern, false),
         }
-        .map_err(|err| {
-            format!(
-                "detector `{detector}`: invalid {} pattern `{pattern}`: {err}",
-                role_kind(*role)
-            )
-        })
+        .map_err(|err| invalid_cue(detector, *role, pattern, &err))
     }
 
     /// The leftmost match of every cue with a role `wanted` accepts, compiling only the cues
@@ -542,8 +651,8 @@ impl CueSet {
         wanted: impl Fn(CueRole) -> bool,
     ) -> std::result::Result<Vec<CueMatch<'s>>, String> {
         let mut found = Vec::new();
-        for (i, regex) in self.gated(text, detector, wanted)? {
-            if let Some(m) = regex.find(text) {
+        for i in self.candidates(text, wanted)? {
+            if let Some(m) = self.searcher(i, detector, text)?.search(&Input::new(text)) {
                 let (role, pattern) = &self.patterns[i];
                 found.push(CueMatch {
                     role: *role,
@@ -564,25 +673,44 @@ impl CueSet {
         detector: &str,
         wanted: impl Fn(CueRole) -> bool,
     ) -> std::result::Result<Vec<(usize, &'s meta::Regex)>, String> {
+        self.candidates(text, wanted)?
+            .into_iter()
+            .map(|i| Ok((i, self.regex(i, detector, Some(text))?)))
+            .collect()
+    }
+
+    /// Every cue with a role `wanted` accepts whose gate occurs in `text`.
+    fn candidates(
+        &self,
+        text: &str,
+        wanted: impl Fn(CueRole) -> bool,
+    ) -> std::result::Result<Vec<usize>, String> {
         let gates = self.gates.as_ref().map_err(Clone::clone)?;
         let index = self.index.get_or_init(|| {
             let clauses: Vec<Vec<&[Literal]>> = gates.iter().map(Gate::clauses).collect();
             GateIndex::new(&clauses)
         });
         let candidates = index.candidates(text);
-        let mut gated = Vec::new();
-        for (i, (role, _)) in self.patterns.iter().enumerate() {
-            if candidates[i] && wanted(*role) {
-                gated.push((i, self.regex(i, detector, Some(text))?));
-            }
-        }
-        Ok(gated)
+        Ok(self
+            .patterns
+            .iter()
+            .enumerate()
+            .filter(|(i, (role, _))| candidates[*i] && wanted(*role))
+            .map(|(i, _)| i)
+            .collect())
     }
 
     fn compile_all(&self, detector: &str) -> std::result::Result<(), String> {
         self.gates.as_ref().map_err(Clone::clone)?;
         (0..self.patterns.len()).try_for_each(|i| self.regex(i, detector, None).map(|_| ()))
     }
+}
+
+fn invalid_cue(detector: &str, role: CueRole, pattern: &str, err: &str) -> String {
+    format!(
+        "detector `{detector}`: invalid {} pattern `{pattern}`: {err}",
+        role_kind(role)
+    )
 }
 
 fn role_kind(role: CueRole) -> &'static str {
@@ -1367,6 +1495,7 @@ events = ["stop", "pre-tool"]
             .map(String::from),
         );
         let mut checked = 0;
+        let mut short = 0;
         let mut cut_alone = 0;
         for detector in &detectors.list {
             let patterns = detector.triggers.iter().chain(&detector.skips).chain(
@@ -1384,12 +1513,26 @@ events = ["stop", "pre-tool"]
                 let shared = LazyRegex::default();
                 for (nth, text) in texts.iter().enumerate() {
                     let expected = written.find(text).map(|m| m.range());
-                    let found = shared.for_text(pattern, text).unwrap().find(text.as_str());
+                    // A short ASCII text takes the NFA from the build (`ShortSearch`).
+                    let searcher = shared.searcher_for(pattern, text).unwrap();
+                    let found = searcher.search(&Input::new(text));
                     assert_eq!(
                         found.map(|m| m.range()),
                         expected,
                         "`{pattern}` on {text:?} (shared)"
                     );
+                    if matches!(searcher, Searcher::Short(_)) {
+                        // From the middle on, as `Trigger::find_at` searches after a rejected
+                        // match.
+                        let middle = text.len() / 2;
+                        let rest = searcher.search(&Input::new(text).range(middle..));
+                        assert_eq!(
+                            rest.map(|m| m.range()),
+                            written.find_at(text, middle).map(|m| m.range()),
+                            "`{pattern}` on {text:?} from {middle}"
+                        );
+                        short += 1;
+                    }
                     checked += 1;
                     // Every eighth text cut alone: a cut per text and pattern is slow to test.
                     if !text.is_ascii() && nth % 8 == 0 {
@@ -1407,7 +1550,32 @@ events = ["stop", "pre-tool"]
             }
         }
         assert!(checked > 10_000, "only {checked} searches were compared");
+        assert!(
+            short > 5_000,
+            "only {short} short-text searches were compared"
+        );
         assert!(cut_alone > 5_000, "only {cut_alone} cuts were compared");
+    }
+
+    /// The NFAs build.rs embeds decode to what compiling each built-in pattern for a short ASCII
+    /// text gives now (the cut form, `nfa_code::short_text_config`): a short text is searched
+    /// with exactly the automaton it would get without them. The encoding is checked both ways.
+    #[test]
+    fn every_embedded_nfa_decodes_to_the_nfa_compiled_now() {
+        for (at, (pattern, ..)) in BUILTIN_GATES.iter().enumerate() {
+            let embedded = builtin_nfa(at);
+            let cut = parsed(pattern, true).unwrap();
+            let compiled = regex_automata::nfa::thompson::Compiler::new()
+                .configure(nfa_code::short_text_config())
+                .build_from_hir(&cut)
+                .unwrap();
+            let encoded = nfa_code::encode(&compiled).unwrap();
+            assert_eq!(&encoded[..], embedded, "{pattern}");
+            let decoded = nfa_code::decode(embedded).unwrap();
+            assert_eq!(format!("{decoded:?}"), format!("{compiled:?}"), "{pattern}");
+            assert!(builtin_short(pattern).is_some(), "{pattern}");
+        }
+        assert_eq!(BUILTIN_GATES.len(), BUILTIN_PATTERNS);
     }
 
     #[test]
@@ -1417,8 +1585,10 @@ events = ["stop", "pre-tool"]
         for text in ["à é", "ü é", "à ü é", "ï é", "ö é"] {
             cut.for_text(pattern, text).unwrap();
         }
+        // Short texts: the short-text slots.
+        assert!(cut.cuts.iter().all(|slot| slot.get().is_none()));
         let alphabets: Vec<String> = cut
-            .cuts
+            .short_cuts
             .iter()
             .map(|slot| slot.get().unwrap().0.iter().collect())
             .collect();
