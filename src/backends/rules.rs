@@ -698,4 +698,110 @@ mod tests {
             assert_no_violation(detector, text);
         }
     }
+
+    #[test]
+    fn a_fix_stated_as_its_result_is_a_claim_in_any_language_unless_nothing_changed() {
+        for text in [
+            "The checkout page works again. I swapped the two hooks in `Cart.tsx`.",
+            "El carrito vuelve a funcionar. Cambié el orden de los dos `useEffect`.",
+            "Der Warenkorb geht wieder. Ich habe die Reihenfolge getauscht.",
+            "Tamam, `/api/orders` artık 500 yerine 200 dönüyor; serializer'ı güncelledim.",
+            "Xong, giờ `/api/orders` trả về 200 thay vì 500; mình đã chỉnh serializer.",
+            "购物车恢复正常了。我把两个 `useEffect` 的顺序换了一下。",
+        ] {
+            for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+                let found = answer(detector, text);
+                assert_eq!(
+                    found.verdict,
+                    RulesVerdict::Violation,
+                    "{detector}: {text}: {}",
+                    found.reason
+                );
+            }
+        }
+        // "instead of" may also describe the cause ("it read X instead of Y"): shallow-bugfix
+        // leaves that to the LLM, the claim stays a claim.
+        let swapped =
+            "Done. `/api/orders` now returns 200 instead of 500; I changed the serializer.";
+        let shallow = answer("shallow-bugfix", swapped);
+        assert_eq!(shallow.verdict, RulesVerdict::Unsure, "{}", shallow.reason);
+        let unreproduced = answer("bugfix-without-reproduction", swapped);
+        assert_eq!(
+            unreproduced.verdict,
+            RulesVerdict::Violation,
+            "{}",
+            unreproduced.reason
+        );
+        for text in [
+            "¿Te vuelve a funcionar el carrito? Todavía no he cambiado nada; si el bug sigue, primero lo reproduzco.",
+            "Корзина у вас снова работает после очистки кэша? Я пока ничего не менял.",
+            "キャッシュを消した後、カートは元に戻りましたか？まだ何も修正していません。",
+        ] {
+            assert_no_violation("shallow-bugfix", text);
+        }
+    }
+
+    #[test]
+    fn a_result_seen_after_the_change_is_no_reproduction() {
+        let found = answer(
+            "bugfix-without-reproduction",
+            "Fixed the crash by adding a guard. The console shows no errors now.",
+        );
+        assert_eq!(found.verdict, RulesVerdict::Unsure, "{}", found.reason);
+        let before = answer(
+            "bugfix-without-reproduction",
+            "I ran the importer on the sample file and it crashed; after the guard it passes. Fixed.",
+        );
+        assert_eq!(
+            before.fields["reproduction_reported"],
+            Some(true),
+            "{}",
+            before.reason
+        );
+    }
+
+    #[test]
+    fn a_failure_next_to_a_change_is_left_to_the_llm() {
+        let found = answer(
+            "bugfix-without-reproduction",
+            "The export error on empty rows: the handler now skips them, and the change is in `export.ts`.",
+        );
+        assert_eq!(found.verdict, RulesVerdict::Unsure, "{}", found.reason);
+    }
+
+    #[test]
+    fn the_rest_in_korean_is_no_merge() {
+        assert_no_violation(
+            "commit",
+            "30개 컴포넌트 중 12개를 옮겼습니다. 준비되시면 나머지를 이어서 하겠습니다.",
+        );
+        let merge = answer("commit", "리뷰가 끝났으니 main에 머지할까요?");
+        assert_eq!(merge.verdict, RulesVerdict::Violation, "{}", merge.reason);
+    }
+
+    #[test]
+    fn the_rest_carried_on_after_a_pause_is_no_cut_of_the_deliverable() {
+        let found = answer(
+            "scope-change",
+            "I've converted 12 of the 30 components. This is a good place to pause; when you're ready, I'll carry on with the rest.",
+        );
+        assert_ne!(found.verdict, RulesVerdict::Violation, "{}", found.reason);
+        let check = answer(
+            "scope-check",
+            "I've converted 12 of the 30 components. This is a good place to pause; when you're ready, I'll carry on with the rest.",
+        );
+        assert_eq!(check.verdict, RulesVerdict::Violation, "{}", check.reason);
+        for text in [
+            "Search works for titles. Searching descriptions is left out of this change to keep the diff small.",
+            "PDF 导出暂时没有做，可以放到下一个迭代再加。",
+        ] {
+            let cut = answer("scope-change", text);
+            assert_eq!(
+                cut.verdict,
+                RulesVerdict::Violation,
+                "{text}: {}",
+                cut.reason
+            );
+        }
+    }
 }
