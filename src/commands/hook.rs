@@ -6,7 +6,7 @@
 //! answered in its direction (`guard::Decision::failed`).
 
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::backends;
 use crate::cli::{HookArgs, HookCommand, Host};
@@ -235,26 +235,38 @@ fn pre_tool(
     let cwd = input.cwd.clone().or_else(|| std::env::current_dir().ok());
     let protected = Protected::locate(cwd.unwrap_or_default(), config.log.dir.clone());
     // A short flat command is analysed in microseconds; any other gets the analysis budget,
-    // kept for the whole decision by a deadline (the analysis then runs on this thread).
+    // kept for the whole decision by a deadline (the analysis then runs on this thread). With
+    // `[pretool] judge`, one judge call under its own deadline may follow the analysis.
     let long_or_nested = input.command().filter(|c| !shell::is_short_and_flat(c));
     let deadline = long_or_nested.map(|_| {
-        let why = format!(
-            "the command took more than {} s to analyse",
-            shell::TIME_BUDGET.as_secs()
-        );
+        let judge_time = match config.pretool.judge {
+            true => Duration::from_millis(config.judge.deadline_ms),
+            false => Duration::ZERO,
+        };
+        let budget = shell::TIME_BUDGET + judge_time;
+        let why = match judge_time.is_zero() {
+            true => format!(
+                "the command took more than {} s to analyse",
+                budget.as_secs()
+            ),
+            false => format!(
+                "the command took more than {:.1} s to analyse and judge",
+                budget.as_secs_f64()
+            ),
+        };
         let decision = Decision::failed(Event::PreTool, host, why);
         let answer = decision
             .answer(host)
             .map(|a| a.to_string())
             .unwrap_or_default();
         let mut expired = record.clone();
-        expired.latency_ms = shell::TIME_BUDGET.as_millis() as u64;
+        expired.latency_ms = budget.as_millis() as u64;
         expired.set_decision(decision);
         let mut expiry = Expiry::new(&answer);
         if let Some(log) = crate::log::prepare_per_config(Some(&config.log), &expired) {
             expiry = expiry.with_log(&log.dir, &log.path, log.line);
         }
-        Deadline::arm(shell::TIME_BUDGET, expiry)
+        Deadline::arm(budget, expiry)
     });
     if env_is(FAULT, "stall") {
         loop {

@@ -348,6 +348,37 @@ fn in_subshell(payload: &str) -> String {
 }
 
 #[test]
+fn a_pre_tool_judge_slower_than_the_analysis_budget_still_decides() {
+    let env = Env::new();
+    // Past the 2 s analysis budget, within the judge's own deadline: the user asked for it.
+    let judge = env.script(
+        "slow-judge",
+        "#!/bin/sh\ncat > /dev/null\nsleep 3\necho '{\"destructive\": true, \"user_requested\": true}'\n",
+    );
+    env.write_config(&format!(
+        "[judge]\nbackend = \"command\"\ncascade = \"llm-only\"\ndeadline_ms = 8000\n[judge.command]\nargv = [\"{}\"]\n[pretool]\njudge = true\n",
+        judge.display()
+    ));
+    let mut payload: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("codex.pretooluse_stdin.json")).unwrap(),
+    )
+    .unwrap();
+    // Nested (a substitution), so that the decision runs under the deadline.
+    payload["tool_input"]["command"] =
+        Value::from("git push --force origin \"$(git branch --show-current)\"");
+    let output = env
+        .cmd()
+        .args(["hook", "pre-tool", "--host", "codex"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let logged = log_records(&env).pop().unwrap();
+    assert_eq!(logged["action"], "allow", "{logged}");
+    assert!(logged["error"].is_null(), "{logged}");
+}
+
+#[test]
 fn pre_tool_fails_safe_per_host() {
     let env = Env::new();
     let hang = env.script("hang", "#!/bin/sh\nsleep 60\n");
