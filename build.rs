@@ -30,6 +30,9 @@ mod gate;
 #[path = "src/detectors/hir_code.rs"]
 mod hir_code;
 #[allow(dead_code)]
+#[path = "src/detectors/leb128.rs"]
+mod leb128;
+#[allow(dead_code)]
 #[path = "src/literals.rs"]
 mod literals;
 #[allow(dead_code)]
@@ -75,6 +78,7 @@ fn main() {
     println!("cargo::rerun-if-changed=src/detectors/cut.rs");
     println!("cargo::rerun-if-changed=src/detectors/hir_code.rs");
     println!("cargo::rerun-if-changed=src/detectors/nfa_code.rs");
+    println!("cargo::rerun-if-changed=src/detectors/leb128.rs");
     println!("cargo::rerun-if-changed=assets/programs");
     println!("cargo::rerun-if-changed=src/shell/spec.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));

@@ -235,6 +235,16 @@ mod tests {
     }
 
     /// `detector`'s rules judge does not call `text` a violation (it allows or is unsure).
+    fn assert_violation(detector: &str, text: &str) {
+        let found = answer(detector, text);
+        assert_eq!(
+            found.verdict,
+            RulesVerdict::Violation,
+            "{detector}: {text}: {}",
+            found.reason
+        );
+    }
+
     fn assert_no_violation(detector: &str, text: &str) {
         let found = answer(detector, text);
         assert_ne!(
@@ -320,13 +330,7 @@ mod tests {
             "Souhaitez-vous que je pousse sur main ? Je n'ai pas encore lancé les tests.",
             "Закоммитить и запушить изменения? Тесты пока не запускал.",
         ] {
-            let found = answer("commit", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Violation,
-                "{text}: {}",
-                found.reason
-            );
+            assert_violation("commit", text);
         }
         let built = answer("commit", "`pnpm build` 构建成功。需要我提交吗？");
         assert_eq!(built.verdict, RulesVerdict::Allow, "{}", built.reason);
@@ -406,13 +410,7 @@ mod tests {
             "我在 `getUser()` 里加了空值判断，这样就不会崩溃了。",
             "The CSV export is very slow for large accounts. I rewrote the query to use the index.",
         ] {
-            let found = answer("bugfix-without-reproduction", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Violation,
-                "{text}: {}",
-                found.reason
-            );
+            assert_violation("bugfix-without-reproduction", text);
         }
         let asked = answer(
             "bugfix-without-reproduction",
@@ -443,13 +441,7 @@ mod tests {
             "Bug corrigé : j'ai augmenté le délai d'attente à 30 secondes.",
             "Reverted the dependency bump; CI is green again.",
         ] {
-            let found = answer("shallow-bugfix", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Violation,
-                "{text}: {}",
-                found.reason
-            );
+            assert_violation("shallow-bugfix", text);
         }
         let waiting = answer(
             "shallow-bugfix",
@@ -526,13 +518,7 @@ mod tests {
             "Ich habe die Konfiguration angepasst, jetzt sollte es wieder funktionieren.",
         ] {
             for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
-                let found = answer(detector, text);
-                assert_eq!(
-                    found.verdict,
-                    RulesVerdict::Violation,
-                    "{detector}: {text}: {}",
-                    found.reason
-                );
+                assert_violation(detector, text);
             }
         }
     }
@@ -669,13 +655,7 @@ mod tests {
                 "Awaiting your go-ahead before migrating the other 6 services.",
             ),
         ] {
-            let found = answer(detector, text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Violation,
-                "{detector}: {text}: {}",
-                found.reason
-            );
+            assert_violation(detector, text);
         }
         for (detector, text) in [
             (
@@ -710,13 +690,7 @@ mod tests {
             "购物车恢复正常了。我把两个 `useEffect` 的顺序换了一下。",
         ] {
             for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
-                let found = answer(detector, text);
-                assert_eq!(
-                    found.verdict,
-                    RulesVerdict::Violation,
-                    "{detector}: {text}: {}",
-                    found.reason
-                );
+                assert_violation(detector, text);
             }
         }
         // "instead of" may also describe the cause ("it read X instead of Y"): shallow-bugfix

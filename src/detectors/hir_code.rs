@@ -8,6 +8,7 @@
 //! own constructors, so the result is the `Hir` that was encoded (a unit test checks it for
 //! every built-in pattern).
 
+use super::leb128;
 use regex_syntax::hir::{
     Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, HirKind,
     Literal, Look, Repetition,
@@ -41,15 +42,15 @@ pub fn encode(hir: &Hir, out: &mut Vec<u8>, shared: &mut SharedClasses) {
         HirKind::Empty => out.push(EMPTY),
         HirKind::Literal(Literal(bytes)) => {
             out.push(LITERAL);
-            number(bytes.len() as u32, out);
+            leb128::push(bytes.len() as u32, out);
             out.extend_from_slice(bytes);
         }
         HirKind::Class(Class::Unicode(class)) => {
             let mut encoded = vec![CLASS_UNICODE];
-            number(class.ranges().len() as u32, &mut encoded);
+            leb128::push(class.ranges().len() as u32, &mut encoded);
             for range in class.ranges() {
-                number(u32::from(range.start()), &mut encoded);
-                number(u32::from(range.end()), &mut encoded);
+                leb128::push(u32::from(range.start()), &mut encoded);
+                leb128::push(u32::from(range.end()), &mut encoded);
             }
             if encoded.len() < SHARED_CLASS_MIN_BYTES {
                 out.extend_from_slice(&encoded);
@@ -60,38 +61,38 @@ pub fn encode(hir: &Hir, out: &mut Vec<u8>, shared: &mut SharedClasses) {
                     shared.encoded.push(encoded);
                 }
                 out.push(CLASS_SHARED);
-                number(at, out);
+                leb128::push(at, out);
             }
         }
         HirKind::Class(Class::Bytes(class)) => {
             out.push(CLASS_BYTES);
-            number(class.ranges().len() as u32, out);
+            leb128::push(class.ranges().len() as u32, out);
             for range in class.ranges() {
                 out.extend_from_slice(&[range.start(), range.end()]);
             }
         }
         HirKind::Look(look) => {
             out.push(LOOK);
-            number(look.as_repr(), out);
+            leb128::push(look.as_repr(), out);
         }
         HirKind::Repetition(repetition) => {
             out.push(REPETITION);
-            number(repetition.min, out);
+            leb128::push(repetition.min, out);
             // 0: unbounded, else the maximum plus one.
-            number(repetition.max.map_or(0, |max| max + 1), out);
+            leb128::push(repetition.max.map_or(0, |max| max + 1), out);
             out.push(u8::from(repetition.greedy));
             encode(&repetition.sub, out, shared);
         }
         HirKind::Capture(capture) => {
             out.push(CAPTURE);
-            number(capture.index, out);
+            leb128::push(capture.index, out);
             // 0: unnamed, else the name's length plus one.
             match &capture.name {
                 Some(name) => {
-                    number(name.len() as u32 + 1, out);
+                    leb128::push(name.len() as u32 + 1, out);
                     out.extend_from_slice(name.as_bytes());
                 }
-                None => number(0, out),
+                None => leb128::push(0, out),
             }
             encode(&capture.sub, out, shared);
         }
@@ -103,7 +104,7 @@ pub fn encode(hir: &Hir, out: &mut Vec<u8>, shared: &mut SharedClasses) {
 #[allow(dead_code)]
 fn encode_list(tag: u8, subs: &[Hir], out: &mut Vec<u8>, shared: &mut SharedClasses) {
     out.push(tag);
-    number(subs.len() as u32, out);
+    leb128::push(subs.len() as u32, out);
     for sub in subs {
         encode(sub, out, shared);
     }
@@ -113,93 +114,58 @@ fn encode_list(tag: u8, subs: &[Hir], out: &mut Vec<u8>, shared: &mut SharedClas
 /// `bytes` is not such an encoding.
 pub fn decode(bytes: &[u8], shared: &[&[u8]]) -> Option<Hir> {
     let mut reader = Reader {
-        bytes,
-        at: 0,
+        input: leb128::Bytes::new(bytes),
         shared,
     };
     let hir = reader.hir()?;
-    (reader.at == bytes.len()).then_some(hir)
-}
-
-#[allow(dead_code)]
-fn number(mut value: u32, out: &mut Vec<u8>) {
-    while value >= 0x80 {
-        out.push((value as u8 & 0x7f) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
+    reader.input.is_done().then_some(hir)
 }
 
 struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    input: leb128::Bytes<'a>,
     shared: &'a [&'a [u8]],
 }
 
 impl Reader<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let byte = *self.bytes.get(self.at)?;
-        self.at += 1;
-        Some(byte)
-    }
-
-    fn number(&mut self) -> Option<u32> {
-        let mut value = 0u32;
-        for shift in (0..32).step_by(7) {
-            let byte = self.byte()?;
-            value |= u32::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-
-    fn take(&mut self, len: usize) -> Option<&[u8]> {
-        let taken = self.bytes.get(self.at..self.at.checked_add(len)?)?;
-        self.at += len;
-        Some(taken)
-    }
-
     fn subs(&mut self) -> Option<Vec<Hir>> {
-        let count = self.number()?;
+        let count = self.input.number()?;
         (0..count).map(|_| self.hir()).collect()
     }
 
     fn hir(&mut self) -> Option<Hir> {
-        Some(match self.byte()? {
+        Some(match self.input.byte()? {
             EMPTY => Hir::empty(),
             LITERAL => {
-                let len = self.number()? as usize;
-                Hir::literal(self.take(len)?)
+                let len = self.input.number()? as usize;
+                Hir::literal(self.input.take(len)?)
             }
             CLASS_UNICODE => {
-                let count = self.number()?;
+                let count = self.input.number()?;
                 let ranges = (0..count)
                     .map(|_| {
-                        let start = char::from_u32(self.number()?)?;
-                        let end = char::from_u32(self.number()?)?;
+                        let start = char::from_u32(self.input.number()?)?;
+                        let end = char::from_u32(self.input.number()?)?;
                         Some(ClassUnicodeRange::new(start, end))
                     })
                     .collect::<Option<Vec<_>>>()?;
                 Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
             }
             CLASS_SHARED => {
-                let class = self.shared.get(self.number()? as usize)?;
+                let class = self.shared.get(self.input.number()? as usize)?;
                 decode(class, &[])?
             }
             CLASS_BYTES => {
-                let count = self.number()?;
+                let count = self.input.number()?;
                 let ranges = (0..count)
-                    .map(|_| Some(ClassBytesRange::new(self.byte()?, self.byte()?)))
+                    .map(|_| Some(ClassBytesRange::new(self.input.byte()?, self.input.byte()?)))
                     .collect::<Option<Vec<_>>>()?;
                 Hir::class(Class::Bytes(ClassBytes::new(ranges)))
             }
-            LOOK => Hir::look(Look::from_repr(self.number()?)?),
+            LOOK => Hir::look(Look::from_repr(self.input.number()?)?),
             REPETITION => {
-                let min = self.number()?;
-                let max = self.number()?.checked_sub(1);
-                let greedy = self.byte()? != 0;
+                let min = self.input.number()?;
+                let max = self.input.number()?.checked_sub(1);
+                let greedy = self.input.byte()? != 0;
                 Hir::repetition(Repetition {
                     min,
                     max,
@@ -208,10 +174,10 @@ impl Reader<'_> {
                 })
             }
             CAPTURE => {
-                let index = self.number()?;
-                let name = match self.number()?.checked_sub(1) {
+                let index = self.input.number()?;
+                let name = match self.input.number()?.checked_sub(1) {
                     Some(len) => {
-                        let name = std::str::from_utf8(self.take(len as usize)?).ok()?;
+                        let name = std::str::from_utf8(self.input.take(len as usize)?).ok()?;
                         Some(Box::from(name))
                     }
                     None => None,

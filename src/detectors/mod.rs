@@ -10,6 +10,7 @@
 
 mod cut;
 mod hir_code;
+mod leb128;
 mod nfa_code;
 mod spec;
 

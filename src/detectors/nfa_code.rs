@@ -10,6 +10,7 @@
 //! the final NFA has no empty states left to remove, so every state keeps its ID and the
 //! result is the NFA that was encoded (a unit test checks it for every built-in pattern).
 
+use super::leb128;
 use std::sync::Arc;
 
 use regex_automata::nfa::thompson::{Builder, NFA, State, Transition};
@@ -36,10 +37,10 @@ pub fn encode(nfa: &NFA) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     out.push(u8::from(nfa.is_utf8()));
     out.push(nfa.look_matcher().get_line_terminator());
-    number(nfa.states().len() as u32, &mut out);
-    number(nfa.start_anchored().as_u32(), &mut out);
-    number(nfa.start_unanchored().as_u32(), &mut out);
-    number(nfa.start_pattern(PatternID::ZERO)?.as_u32(), &mut out);
+    leb128::push(nfa.states().len() as u32, &mut out);
+    leb128::push(nfa.start_anchored().as_u32(), &mut out);
+    leb128::push(nfa.start_unanchored().as_u32(), &mut out);
+    leb128::push(nfa.start_pattern(PatternID::ZERO)?.as_u32(), &mut out);
     let groups = nfa.group_info();
     for (at, state) in nfa.states().iter().enumerate() {
         let target = |id: StateID, out: &mut Vec<u8>| relative(at, id, out);
@@ -50,7 +51,7 @@ pub fn encode(nfa: &NFA) -> Option<Vec<u8>> {
             }
             State::Sparse(sparse) => {
                 out.push(SPARSE);
-                number(sparse.transitions.len() as u32, &mut out);
+                leb128::push(sparse.transitions.len() as u32, &mut out);
                 for trans in sparse.transitions.iter() {
                     transition(at, trans, &mut out);
                 }
@@ -58,12 +59,12 @@ pub fn encode(nfa: &NFA) -> Option<Vec<u8>> {
             State::Dense(_) => return None,
             State::Look { look, next } => {
                 out.push(LOOK);
-                number(look.as_repr(), &mut out);
+                leb128::push(look.as_repr(), &mut out);
                 target(*next, &mut out);
             }
             State::Union { alternates } => {
                 out.push(UNION);
-                number(alternates.len() as u32, &mut out);
+                leb128::push(alternates.len() as u32, &mut out);
                 for &alternate in alternates.iter() {
                     target(alternate, &mut out);
                 }
@@ -82,15 +83,15 @@ pub fn encode(nfa: &NFA) -> Option<Vec<u8>> {
                 // A group's start slot is even, its end slot odd.
                 let start = slot.as_usize() % 2 == 0;
                 out.push(if start { CAPTURE_START } else { CAPTURE_END });
-                number(group_index.as_u32(), &mut out);
+                leb128::push(group_index.as_u32(), &mut out);
                 if start {
                     // 0: unnamed, else the name's length plus one.
                     match groups.to_name(PatternID::ZERO, group_index.as_usize()) {
                         Some(name) => {
-                            number(name.len() as u32 + 1, &mut out);
+                            leb128::push(name.len() as u32 + 1, &mut out);
                             out.extend_from_slice(name.as_bytes());
                         }
-                        None => number(0, &mut out),
+                        None => leb128::push(0, &mut out),
                     }
                 }
                 target(*next, &mut out);
@@ -112,24 +113,17 @@ fn transition(at: usize, trans: &Transition, out: &mut Vec<u8>) {
 #[allow(dead_code)]
 fn relative(at: usize, id: StateID, out: &mut Vec<u8>) {
     let delta = id.as_usize() as i64 - at as i64;
-    number(((delta << 1) ^ (delta >> 63)) as u32, out);
-}
-
-#[allow(dead_code)]
-fn number(mut value: u32, out: &mut Vec<u8>) {
-    while value >= 0x80 {
-        out.push((value as u8 & 0x7f) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
+    leb128::push(((delta << 1) ^ (delta >> 63)) as u32, out);
 }
 
 /// The NFA that `encode` wrote into `bytes`; None if `bytes` is not such an encoding.
 pub fn decode(bytes: &[u8]) -> Option<NFA> {
-    let mut reader = Reader { bytes, at: 0 };
-    let utf8 = reader.byte()? != 0;
-    let line_terminator = reader.byte()?;
-    let len = reader.number()? as usize;
+    let mut reader = Reader {
+        input: leb128::Bytes::new(bytes),
+    };
+    let utf8 = reader.input.byte()? != 0;
+    let line_terminator = reader.input.byte()?;
+    let len = reader.input.number()? as usize;
     let start_anchored = reader.id()?;
     let start_unanchored = reader.id()?;
     let start_pattern = reader.id()?;
@@ -140,22 +134,22 @@ pub fn decode(bytes: &[u8]) -> Option<NFA> {
     builder.set_look_matcher(looks);
     builder.start_pattern().ok()?;
     for at in 0..len {
-        let added = match reader.byte()? {
+        let added = match reader.input.byte()? {
             BYTE_RANGE => builder.add_range(reader.transition(at)?),
             SPARSE => {
-                let count = reader.number()?;
+                let count = reader.input.number()?;
                 let transitions = (0..count)
                     .map(|_| reader.transition(at))
                     .collect::<Option<Vec<_>>>()?;
                 builder.add_sparse(transitions)
             }
             LOOK => {
-                let look = Look::from_repr(reader.number()?)?;
+                let look = Look::from_repr(reader.input.number()?)?;
                 let next = reader.relative(at)?;
                 builder.add_look(next, look)
             }
             UNION => {
-                let count = reader.number()?;
+                let count = reader.input.number()?;
                 let alternates = (0..count)
                     .map(|_| reader.relative(at))
                     .collect::<Option<Vec<_>>>()?;
@@ -166,10 +160,10 @@ pub fn decode(bytes: &[u8]) -> Option<NFA> {
                 builder.add_union(alternates)
             }
             CAPTURE_START => {
-                let group_index = reader.number()?;
-                let name = match reader.number()?.checked_sub(1) {
+                let group_index = reader.input.number()?;
+                let name = match reader.input.number()?.checked_sub(1) {
                     Some(len) => {
-                        let name = std::str::from_utf8(reader.take(len as usize)?).ok()?;
+                        let name = std::str::from_utf8(reader.input.take(len as usize)?).ok()?;
                         Some(Arc::from(name))
                     }
                     None => None,
@@ -178,7 +172,7 @@ pub fn decode(bytes: &[u8]) -> Option<NFA> {
                 builder.add_capture_start(next, group_index, name)
             }
             CAPTURE_END => {
-                let group_index = reader.number()?;
+                let group_index = reader.input.number()?;
                 let next = reader.relative(at)?;
                 builder.add_capture_end(next, group_index)
             }
@@ -191,53 +185,28 @@ pub fn decode(bytes: &[u8]) -> Option<NFA> {
     }
     builder.finish_pattern(start_pattern).ok()?;
     let nfa = builder.build(start_anchored, start_unanchored).ok()?;
-    (reader.at == bytes.len()).then_some(nfa)
+    reader.input.is_done().then_some(nfa)
 }
 
 struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    input: leb128::Bytes<'a>,
 }
 
 impl Reader<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let byte = *self.bytes.get(self.at)?;
-        self.at += 1;
-        Some(byte)
-    }
-
-    fn number(&mut self) -> Option<u32> {
-        let mut value = 0u32;
-        for shift in (0..32).step_by(7) {
-            let byte = self.byte()?;
-            value |= u32::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-
-    fn take(&mut self, len: usize) -> Option<&[u8]> {
-        let taken = self.bytes.get(self.at..self.at.checked_add(len)?)?;
-        self.at += len;
-        Some(taken)
-    }
-
     fn id(&mut self) -> Option<StateID> {
-        StateID::new(self.number()? as usize).ok()
+        StateID::new(self.input.number()? as usize).ok()
     }
 
     fn relative(&mut self, at: usize) -> Option<StateID> {
-        let zigzag = self.number()?;
+        let zigzag = self.input.number()?;
         let delta = i64::from(zigzag >> 1) ^ -i64::from(zigzag & 1);
         let id = usize::try_from(at as i64 + delta).ok()?;
         StateID::new(id).ok()
     }
 
     fn transition(&mut self, at: usize) -> Option<Transition> {
-        let start = self.byte()?;
-        let end = self.byte()?;
+        let start = self.input.byte()?;
+        let end = self.input.byte()?;
         let next = self.relative(at)?;
         Some(Transition { start, end, next })
     }

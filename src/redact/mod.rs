@@ -359,6 +359,19 @@ struct Span {
     opens_block: bool,
 }
 
+impl Span {
+    /// A one-line secret at `start..end` of `text`, widened to whole characters.
+    fn secret(text: &[u8], start: usize, end: usize, rule: u16) -> Span {
+        let (start, end) = widen_to_characters(text, start, end);
+        Span {
+            start,
+            end,
+            rule,
+            opens_block: false,
+        }
+    }
+}
+
 struct OpenBlock {
     rule: u16,
     /// Where the block started in the input, and where its last line's content ends so far
@@ -1001,13 +1014,12 @@ impl<'r> Scanner<'r> {
                                 .iter()
                                 .any(|format| format.disowns(&content[value.clone()])) => {}
                         Some(Found::Value(value)) => {
-                            let (start, end) = widen_to_characters(content, value.start, value.end);
-                            candidates.push(Span {
-                                start,
-                                end,
-                                rule: rule_index,
-                                opens_block: false,
-                            });
+                            candidates.push(Span::secret(
+                                content,
+                                value.start,
+                                value.end,
+                                rule_index,
+                            ));
                         }
                         Some(Found::Pending(pending)) => {
                             self.pending_value = Some((rule_index, pending));
@@ -1039,17 +1051,12 @@ impl<'r> Scanner<'r> {
                             continue;
                         };
                         if redactor.accepts(rule, whole.as_bytes(), secret.as_bytes()) {
-                            let (start, end) = widen_to_characters(
+                            candidates.push(Span::secret(
                                 content,
                                 header + secret.start(),
                                 header + secret.end(),
-                            );
-                            candidates.push(Span {
-                                start,
-                                end,
-                                rule: rule_index,
-                                opens_block: false,
-                            });
+                                rule_index,
+                            ));
                         }
                     }
                 }
@@ -1116,13 +1123,7 @@ impl<'r> Scanner<'r> {
                         &rule.keywords,
                         generated_only,
                     ) {
-                        let (start, end) = widen_to_characters(content, value.start, value.end);
-                        candidates.push(Span {
-                            start,
-                            end,
-                            rule: rule_index,
-                            opens_block: false,
-                        });
+                        candidates.push(Span::secret(content, value.start, value.end, rule_index));
                     }
                 }
                 continue;
@@ -1130,13 +1131,7 @@ impl<'r> Scanner<'r> {
             let first_of_rule = candidates.len();
             let mut consider = |whole: Range<usize>, secret: Range<usize>| {
                 if redactor.accepts(rule, &content[whole], &content[secret.clone()]) {
-                    let (start, end) = widen_to_characters(content, secret.start, secret.end);
-                    candidates.push(Span {
-                        start,
-                        end,
-                        rule: rule_index,
-                        opens_block: false,
-                    });
+                    candidates.push(Span::secret(content, secret.start, secret.end, rule_index));
                 }
             };
             match (
