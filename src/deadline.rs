@@ -12,11 +12,9 @@
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::Duration;
 
-/// How many deadlines cover this process now.
-static ARMED: AtomicUsize = AtomicUsize::new(0);
 /// What the signal handler answers; null when no deadline is running.
 static EXPIRY: AtomicPtr<Expiry> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -82,7 +80,6 @@ impl Deadline {
             free(EXPIRY.swap(std::ptr::null_mut(), Ordering::SeqCst));
             return Deadline { armed: false };
         }
-        ARMED.fetch_add(1, Ordering::SeqCst);
         Deadline { armed: true }
     }
 }
@@ -96,13 +93,12 @@ impl Drop for Deadline {
         let expiry = EXPIRY.swap(std::ptr::null_mut(), Ordering::SeqCst);
         set_timer(Duration::ZERO);
         free(expiry);
-        ARMED.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
 /// Whether a deadline covers this process, so that long work needs no budget of its own.
 pub fn armed() -> bool {
-    ARMED.load(Ordering::SeqCst) > 0
+    !EXPIRY.load(Ordering::SeqCst).is_null()
 }
 
 fn free(expiry: *mut Expiry) {
@@ -213,7 +209,6 @@ mod tests {
         drop(deadline);
         assert!(!armed());
         assert_eq!(timer_left(), Duration::ZERO, "the timer is stopped");
-        assert!(EXPIRY.load(Ordering::SeqCst).is_null());
     }
 
     #[test]

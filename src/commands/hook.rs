@@ -239,20 +239,17 @@ fn pre_tool(
     // `[pretool] judge`, one judge call under its own deadline may follow the analysis.
     let long_or_nested = input.command().filter(|c| !shell::is_short_and_flat(c));
     let deadline = long_or_nested.map(|_| {
-        let judge_time = match config.pretool.judge {
-            true => Duration::from_millis(config.judge.deadline_ms),
-            false => Duration::ZERO,
-        };
-        let budget = shell::TIME_BUDGET + judge_time;
-        let why = match judge_time.is_zero() {
-            true => format!(
-                "the command took more than {} s to analyse",
-                budget.as_secs()
-            ),
-            false => format!(
+        let (budget, why) = if config.pretool.judge {
+            let budget = shell::TIME_BUDGET + Duration::from_millis(config.judge.deadline_ms);
+            let why = format!(
                 "the command took more than {:.1} s to analyse and judge",
                 budget.as_secs_f64()
-            ),
+            );
+            (budget, why)
+        } else {
+            let secs = shell::TIME_BUDGET.as_secs();
+            let why = format!("the command took more than {secs} s to analyse");
+            (shell::TIME_BUDGET, why)
         };
         let decision = Decision::failed(Event::PreTool, host, why);
         let answer = decision
@@ -274,7 +271,7 @@ fn pre_tool(
         }
     }
     let analysis = guard::pre_tool::analyse(input);
-    let decision = guard::pre_tool::decide_analysed(
+    let decision = guard::pre_tool::decide(
         host,
         input,
         &analysis,

@@ -25,31 +25,19 @@ const EDIT_TOOLS: [&str; 5] = ["Edit", "Write", "MultiEdit", "NotebookEdit", "ap
 /// The prefix of MCP tool names (`mcp__<server>__<tool>`).
 const MCP_PREFIX: &str = "mcp__";
 
-/// The shell analysis of a tool call's command, if it has one: [`decide_analysed`] reads it.
+/// The shell analysis of a tool call's command, if it has one: [`decide`] reads it.
 pub type Analysed = Option<Result<shell::CommandAnalysis, shell::ParseError>>;
 
-/// The analysis [`decide_analysed`] needs for `input`.
+/// The analysis [`decide`] needs for `input`. The caller keeps it: the hook leaves it to the
+/// process's end rather than free thousands of allocations.
 pub fn analyse(input: &HookInput) -> Analysed {
     input.command().map(shell::analyze)
 }
 
-/// The decision on one tool call. `role` is the value of [`ROLE_VAR`] in the hook's
-/// environment; `protected`, where agentguard's own files and the hosts' hook settings live.
+/// The decision on one tool call, given its command's analysis (`analyse`). `role` is the
+/// value of [`ROLE_VAR`] in the hook's environment; `protected`, where agentguard's own files
+/// and the hosts' hook settings live.
 pub fn decide(
-    host: Host,
-    input: &HookInput,
-    role: Option<&str>,
-    config: &Config,
-    detectors: &Detectors,
-    protected: &Protected,
-) -> Decision {
-    let analysis = analyse(input);
-    decide_analysed(host, input, &analysis, role, config, detectors, protected)
-}
-
-/// [`decide`] with the command's analysis done by the caller (`analyse`), who may keep it:
-/// the hook leaves it to the process's end rather than free thousands of allocations.
-pub fn decide_analysed(
     host: Host,
     input: &HookInput,
     analysis: &Analysed,
@@ -318,7 +306,15 @@ mod tests {
 
     fn decide_with(host: Host, input: &HookInput, role: Option<&str>, config: &Config) -> Decision {
         let detectors = Detectors::load(&config.detectors).unwrap();
-        decide(host, input, role, config, &detectors, &protected())
+        decide(
+            host,
+            input,
+            &analyse(input),
+            role,
+            config,
+            &detectors,
+            &protected(),
+        )
     }
 
     /// Protected paths under a fixed home, the project at `/home/u/proj`.
