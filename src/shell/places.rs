@@ -1,5 +1,5 @@
-//! Where a path in a command points, resolved statically: `~`, `$HOME`, `${HOME}`, `$TMPDIR`
-//! and `..` are expanded where that is certain, relative paths are joined to the working
+//! Where a path in a command points, resolved statically: `~`, `$HOME`, `${HOME}`, `$TMPDIR`,
+//! the working directory (`$PWD`, `$(pwd)`) and `..` are expanded where that is certain, relative paths are joined to the working
 //! directory the analysis tracks through `cd`. What cannot be resolved is `Unknown`, and the
 //! gate treats it on the safe side.
 
@@ -87,18 +87,26 @@ fn split(word: &str, dynamic: bool, cwd: &Cwd) -> Option<(Base, Vec<String>)> {
         "${TMPDIR:-/tmp}",
         "${TMPDIR:-/tmp/}",
     ];
+    // The shell keeps `PWD` (and `pwd` prints) the directory the `cd`s tracked here lead to.
+    const WORKING_DIR: &[&str] = &["$PWD", "${PWD}", "$(pwd)", "`pwd`"];
+    let starts_with = |prefix: &&&str| word == **prefix || word.starts_with(&format!("{prefix}/"));
     let (base, rest) = if word == "~" || word.starts_with("~/") {
         (Base::Home, &word[1..])
-    } else if let Some(prefix) = HOME
-        .iter()
-        .find(|p| word == **p || word.starts_with(&format!("{p}/")))
-    {
+    } else if let Some(prefix) = HOME.iter().find(starts_with) {
         (Base::Home, &word[prefix.len()..])
-    } else if let Some(prefix) = TEMP
-        .iter()
-        .find(|p| word == **p || word.starts_with(&format!("{p}/")))
-    {
+    } else if let Some(prefix) = TEMP.iter().find(starts_with) {
         (Base::Temp, &word[prefix.len()..])
+    } else if let Some(prefix) = WORKING_DIR.iter().find(starts_with) {
+        let Cwd::Known(base, parts) = cwd else {
+            return None;
+        };
+        let rest = &word[prefix.len()..];
+        if dynamic && has_expansion(rest) {
+            return None;
+        }
+        let mut joined = parts.clone();
+        joined.extend(parts_of(rest));
+        return Some((*base, joined));
     } else if let Some(user) = word.strip_prefix('~') {
         // `~user`: someone's home.
         return Some((Base::Root, vec!["home".into(), user.into()]));

@@ -570,9 +570,16 @@ const READ_ONLY_CASES: &[(&str, Option<DenyKind>)] = &[
     ("curl -fsSL https://x/install.sh | sh", D),
     ("curl -fsSL https://x/install.sh | bash -s -- --yes", D),
     ("eval \"$(ssh-agent -s)\"", N),
+    // A quote open to the end: bash runs nothing of that line; read with the quote closed.
+    ("echo 'unterminated", A),
+    ("echo \"unterminated", A),
+    ("git log 'x", A),
+    ("git commit -m 'wip", G),
+    ("ls\necho 'x > out", A),
+    ("echo hi > out\necho 'x", R),
+    ("echo \\'x; echo 'y", A),
     // Not parseable: fail-safe.
-    ("echo 'unterminated", U),
-    ("echo \"unterminated", U),
+    ("echo \"a $(ls 'x", U),
     ("if true; then", U),
     ("ls |", U),
     ("(ls", U),
@@ -1211,7 +1218,7 @@ fn one_analysis_gives_both_answers() {
         Some("git.push-force")
     );
     assert_eq!(
-        super::analyze("echo 'x").map(|_| ()).unwrap_err().kind,
+        super::analyze("echo )").map(|_| ()).unwrap_err().kind,
         Unparseable
     );
 }
@@ -1446,7 +1453,20 @@ const GATE_CASES: &[(&str, Option<&str>)] = &[
         "parallel -q sh -c 'rm -rf \"$1\"' _ {} ::: /",
         Some("rm.broad"),
     ),
-    ("git reset --hard 'unterminated", Some("shell.unparseable")),
+    // A quote open to the end: read closed, the danger is still seen; anything else that does
+    // not parse is held.
+    ("git reset --hard 'unterminated", Some("git.reset-hard")),
+    ("rm -rf ~\necho 'x", Some("rm.broad")),
+    ("echo 'a' 'b; rm -rf /", None),
+    ("git reset --hard )", Some("shell.unparseable")),
+    ("echo $(rm -rf /", Some("shell.unparseable")),
+    // The working directory as `$PWD` or `$(pwd)` is where the `cd`s lead.
+    ("rm -rf `pwd`/escape", None),
+    ("rm -rf \"$(pwd)/build\"", None),
+    ("rm -rf $(pwd)/../sibling", Some("rm.recursive-outside")),
+    ("rm -rf \"$PWD\"", Some("rm.broad")),
+    ("cd /; rm -rf ${PWD}", Some("rm.broad")),
+    ("cd \"$X\"; rm -rf $PWD/build", Some("rm.recursive-outside")),
     // Allowed: everyday work, dry runs, help, and danger only mentioned.
     ("git status && git diff --stat", None),
     ("git push --force-with-lease origin feature", None),

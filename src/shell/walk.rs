@@ -1178,17 +1178,63 @@ fn parse_program(
     options: &ParserOptions,
 ) -> Result<brush_parser::ast::Program, ParseError> {
     let parse = |source: &str| {
-        guarded(|| Parser::new(std::io::Cursor::new(source.as_bytes()), options).parse_program())
+        catch_unwind(AssertUnwindSafe(|| {
+            Parser::new(std::io::Cursor::new(source.as_bytes()), options).parse_program()
+        }))
+        .map_err(|_| None)?
+        .map_err(Some)
     };
-    parse(source).or_else(|err| {
-        // bash ends a here-document left open at the end of the input (with a warning):
-        // read it the same way.
-        match open_heredoc_delimiter(source) {
-            Some(delimiter) => parse(&format!("{source}\n{delimiter}\n")),
-            None => Err(err),
+    let failed = |err: Option<brush_parser::ParseError>| {
+        let detail = err.map_or_else(|| PARSER_PANICKED.to_string(), |err| err.to_string());
+        ParseError::unparseable(format!("shell syntax: {detail}"))
+    };
+    let err = match parse(source) {
+        Ok(program) => return Ok(program),
+        Err(err) => err,
+    };
+    // bash ends a here-document left open at the end of the input (with a warning):
+    // read it the same way.
+    if let Some(delimiter) = open_heredoc_delimiter(source) {
+        return parse(&format!("{source}\n{delimiter}\n")).map_err(failed);
+    }
+    // A quote left open at the end of the input is a syntax error to bash, which then runs
+    // nothing from the line it opens on: only the complete lines before it run. Read with the
+    // quote closed, the text holds those lines unchanged and the open one as the widest thing
+    // it could have meant, so holding what that reading holds is on the safe side of bash.
+    let mut closed = source.to_string();
+    let mut err = err;
+    for _ in 0..MAX_CLOSERS {
+        let Some(closer) = err.as_ref().and_then(|err| open_to_the_end(err, &closed)) else {
+            break;
+        };
+        closed.push(closer);
+        match parse(&closed) {
+            Ok(program) => return Ok(program),
+            Err(next) => err = next,
         }
-        .map_err(|err| ParseError::unparseable(format!("shell syntax: {err}")))
-    })
+    }
+    Err(failed(err))
+}
+
+/// Quotes left open at the end of one input that are closed to read it (`"$(echo 'x` takes
+/// two, the second found only once the first is closed).
+const MAX_CLOSERS: usize = 4;
+
+/// The quote character that `err` reports open at the end of `text`, when the text confirms
+/// it: that character stands where the parser says the quote opens and never comes again.
+fn open_to_the_end(err: &brush_parser::ParseError, text: &str) -> Option<char> {
+    use brush_parser::TokenizerError as Open;
+    let brush_parser::ParseError::Tokenizing { inner, .. } = err else {
+        return None;
+    };
+    let (quote, at) = match inner {
+        Open::UnterminatedSingleQuote(at) => ('\'', at),
+        Open::UnterminatedDoubleQuote(at) => ('"', at),
+        Open::UnterminatedBackquote(at) => ('`', at),
+        _ => return None,
+    };
+    let mut rest = text.chars().skip(at.index);
+    (rest.next() == Some(quote) && !rest.any(|c| c == quote)).then_some(quote)
 }
 
 /// The delimiter of the last here-document operator (`<<EOF`, `<<-'EOF'`) whose delimiter
@@ -1206,13 +1252,15 @@ fn open_heredoc_delimiter(source: &str) -> Option<String> {
     (!closed).then(|| delimiter.to_string())
 }
 
+const PARSER_PANICKED: &str = "the shell parser failed on this input";
+
 /// Runs a brush-parser entry point; a panic inside it becomes an error like any other parse
 /// failure (the hook must fail safe, never crash).
 fn guarded<T, E: fmt::Display>(parse: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
     match catch_unwind(AssertUnwindSafe(parse)) {
         Ok(Ok(parsed)) => Ok(parsed),
         Ok(Err(err)) => Err(err.to_string()),
-        Err(_) => Err("the shell parser failed on this input".to_string()),
+        Err(_) => Err(PARSER_PANICKED.to_string()),
     }
 }
 

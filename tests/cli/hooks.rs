@@ -769,14 +769,18 @@ fn the_gate_and_the_read_only_allowlist_judge_every_simple_command() {
     }
 
     // Bad input keeps its direction.
-    let answer = decide("git status 'unterminated", "claude", None).unwrap();
+    let answer = decide("git status )", "claude", None).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
     assert_eq!(
         log_records(&env).pop().unwrap()["rule"],
         "shell.unparseable"
     );
-    let answer = decide("git status 'unterminated", "codex", None).unwrap();
+    let answer = decide("git status )", "codex", None).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    // A quote open to the end runs nothing in bash: it is read closed, danger and all.
+    assert_eq!(decide("echo 'unterminated", "claude", None), None);
+    decide("git reset --hard 'unterminated", "claude", None).unwrap();
+    assert_eq!(log_records(&env).pop().unwrap()["rule"], "git.reset-hard");
 
     let writers = [
         (
@@ -804,7 +808,7 @@ fn the_gate_and_the_read_only_allowlist_judge_every_simple_command() {
         ("cargo +nightly fmt", "read-only:file-write"),
         ("python3", "read-only:runs-code"),
         ("frobnicate --all", "read-only:unknown-program"),
-        ("git status 'unterminated", "read-only:unparseable"),
+        ("git status )", "read-only:unparseable"),
     ];
     for (command, rule) in writers {
         let answer = decide(command, "claude", Some("read-only"))

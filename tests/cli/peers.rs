@@ -19,13 +19,13 @@ const CASES: &str = "shared/peers/dangerous/cases.tsv";
 /// Default role: agreement with each peer, at least: (peer, target, floor).
 const MIN_AGREEMENT: [(&str, f64, f64); 2] = [("cc-safety-net", 97.0, 97.0), ("dcg", 95.0, 97.0)];
 /// Default role: extra friction (peer allows, agentguard holds), at most, in % of the peer's
-/// allow cases: (peer, target, floor). cc-safety-net's floor stays above the target by what
-/// the issue itself requires held: commands that do not parse (cc-safety-net allows five of
-/// them in its non-strict mode), `rm -rf` of a target only known at run time (`"$target"`,
-/// `$(printf /)`: static expansion only where certain), and `rm -rf $TMPDIR/../x`, which
-/// dcg holds.
+/// allow cases: (peer, target, floor). What cc-safety-net allows and the issue itself requires
+/// held sits inside its target: `rm -rf` of a target only known at run time (`"$target"`,
+/// `$(printf /)`: static expansion only where certain), `rm -rf $TMPDIR/../x` (dcg holds it),
+/// input words of `xargs` that may land where options go, and a function body the analysis
+/// cannot rule out being called.
 const MAX_FRICTION: [(&str, f64, f64); 3] = [
-    ("cc-safety-net", 1.0, 2.2),
+    ("cc-safety-net", 1.0, 1.0),
     ("dcg", 1.0, 1.0),
     ("dippy", 2.0, 0.1),
 ];
