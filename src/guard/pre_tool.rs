@@ -469,7 +469,7 @@ mod tests {
     fn unparseable_command_is_held_in_a_read_only_role() {
         let decision = decide_with(
             Host::Claude,
-            &bash("echo 'unterminated"),
+            &bash("echo (unbalanced"),
             Some(ROLE_READ_ONLY),
             &Config::defaults(),
         );
@@ -519,7 +519,7 @@ mod tests {
     fn unparseable_command_is_held_by_the_gate() {
         let decision = decide_with(
             Host::Claude,
-            &bash("git push --force origin main; echo 'unterminated"),
+            &bash("git push --force origin main; echo (unbalanced"),
             None,
             &Config::defaults(),
         );
