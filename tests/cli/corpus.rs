@@ -252,3 +252,52 @@ fn some_messages_are_longer_than_the_judge_window() {
         "long messages must include both blocking and innocent ones"
     );
 }
+
+/// The texts of a JSONL file's `text` fields, whitespace collapsed and lowercased.
+fn normalized_texts(path: &std::path::Path) -> Vec<String> {
+    let raw = std::fs::read_to_string(path)
+        .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
+    raw.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|row| row["text"].as_str().map(normalized))
+        .collect()
+}
+
+fn normalized(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// A held-out message copied into the tuning set would make its figures a tuning figure. Only
+/// the tuning set's ids are named: the held-out rows are never printed.
+#[test]
+fn no_held_out_message_is_in_the_tuning_set() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut held_out = vec![
+        root.join("tests/heldout/stop.jsonl"),
+        root.join("tests/heldout/stop2.jsonl"),
+    ];
+    // The real-traffic sets live next to the repository when the shared material is there.
+    for name in ["messages.jsonl", "random.jsonl"] {
+        let path = root.join("../shared/real-traffic").join(name);
+        if path.is_file() {
+            held_out.push(path);
+        }
+    }
+    let held_out: HashSet<String> = held_out
+        .iter()
+        .flat_map(|path| normalized_texts(path))
+        .collect();
+    assert!(held_out.len() > 400, "held-out sets not found");
+    let copied: Vec<String> = load()
+        .into_iter()
+        .filter(|message| held_out.contains(&normalized(&message.text)))
+        .map(|message| message.id)
+        .collect();
+    assert!(
+        copied.is_empty(),
+        "tuning messages equal to a held-out message: {copied:?}"
+    );
+}
