@@ -50,6 +50,7 @@ pub(crate) enum Pending {
         min_indent: usize,
         class: KeyClass,
         lines_left: u8,
+        field: ValueField,
     },
     /// The output of a command that prints a secret (`vault kv get -field=password …`): the
     /// next output lines, up to the next prompt, `lines_left` of them at most.
@@ -62,6 +63,24 @@ pub(crate) enum Pending {
     /// wrapped by a terminal or a log formatter): the next lines of base64url and dots are
     /// the rest of it, until `dots` (the separators seen so far) reach a whole token's.
     JwtLines { dots: usize },
+}
+
+/// The field of an entry or block that holds its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueField {
+    /// `value`: a Kubernetes env entry, Terraform's `output -json`, a name/value pair.
+    Value,
+    /// `default`: a Terraform variable block (`variable "db_password" { default = "…" }`).
+    Default,
+}
+
+impl ValueField {
+    pub(crate) fn name(self) -> &'static [u8] {
+        match self {
+            ValueField::Value => b"value",
+            ValueField::Default => b"default",
+        }
+    }
 }
 
 /// How many output lines of a command that prints a secret are its value.
@@ -349,6 +368,21 @@ impl Grammar {
         {
             return self.value_at(line, pos, class, true, ValueEnds::Anywhere, None);
         }
+        // A Terraform/HCL block labelled by the key: `variable "db_password" {`, its `default`
+        // on this line or the next ones.
+        if quoted_key && line.get(pos) == Some(&b'{') && labels_a_block(line, start) {
+            let inside = pos + 1;
+            if line[inside..].iter().all(|&b| is_blank(b) || b == b'\r') {
+                return Some(Found::Pending(Pending::ValueField {
+                    min_indent: indentation(line) + 1,
+                    class,
+                    lines_left: VALUE_FIELD_REACH,
+                    field: ValueField::Default,
+                }));
+            }
+            let field = find_value_field(line, inside, ValueField::Default)?;
+            return self.field_value(line, field, class);
+        }
         // An attribute pair: `<add key="ClearTextPassword" value="…" />`.
         if quoted_key && blank_before_operator && line[pos..].starts_with(b"value") {
             let equals = skip_blanks(line, pos + b"value".len());
@@ -434,11 +468,12 @@ impl Grammar {
                     min_indent: indentation(line) + 1,
                     class,
                     lines_left: VALUE_FIELD_REACH,
+                    field: ValueField::Value,
                 }));
             }
             // `{ "sensitive": true, "value": "…" }`; without a `value` field the `{` is the
             // first character of the value (`password={Qr>D-]C7`).
-            if let Some(field) = find_value_field(line, inside) {
+            if let Some(field) = find_value_field(line, inside, ValueField::Value) {
                 return self.field_value(line, field, class);
             }
         }
@@ -496,6 +531,7 @@ impl Grammar {
         if class == KeyClass::Password
             && stop.is_some_and(is_blank)
             && let Some(end) = random_words_after(line, value.end)
+            && !self.is_sentence(&line[value.start..end])
         {
             value.end = end;
             stop = line.get(end).copied();
@@ -549,19 +585,21 @@ impl Grammar {
                         min_indent: indentation(line[..start].trim_ascii_end()),
                         class,
                         lines_left: VALUE_FIELD_REACH,
+                        field: ValueField::Value,
                     })
                 })
         };
         if line.get(pos) == Some(&b',') {
             // `"name": "db-password",` ending the line: the `value` field is below (Azure Key
             // Vault's and SSM's JSON).
-            let Some(field) = find_value_field(line, pos + 1) else {
+            let Some(field) = find_value_field(line, pos + 1, ValueField::Value) else {
                 return value_field_below(pos + 1);
             };
             return self.field_value(line, field, class);
         }
         // XML: `<property name="db.password" value="…"/>`, `<property name="password">…<`.
-        if let Some(field) = find_value_field(line, pos).filter(|&end| end == pos + b"value".len())
+        if let Some(field) = find_value_field(line, pos, ValueField::Value)
+            .filter(|&end| end == pos + b"value".len())
         {
             return self.field_value(line, field, class);
         }
@@ -608,11 +646,11 @@ impl Grammar {
             .any(|k| k.as_bytes().eq_ignore_ascii_case(key))
         {
             // redis.conf's `requirepass` is a password, judged as one (a documented key may
-            // glue a short password word: `pass`).
+            // glue a short password word: `pass`, kickstart's `rootpw`).
             let names_a_password = words.iter().any(|w| {
                 self.password_words
                     .iter()
-                    .any(|noun| noun.len() >= 4 && w.ends_with(noun.as_str()))
+                    .any(|noun| w.ends_with(noun.as_str()))
             });
             return Some(if names_a_password {
                 KeyClass::Password
@@ -777,14 +815,25 @@ impl Grammar {
 }
 
 /// The value of a config directive: the key at `start..end` starts the line (after its
-/// indentation), blanks follow, then one word that ends the line (`requirepass …`,
-/// `auth_pass …`). A word starting with an operator is an assignment's.
+/// indentation, or a Dockerfile's `ENV`), blanks follow, then one word that ends the line
+/// (`requirepass …`, `auth_pass …`, `ENV DB_PASSWORD …`), perhaps behind options (kickstart's
+/// `rootpw --plaintext …`). A word starting with an operator is an assignment's.
 fn directive_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
-    if !line[..start].iter().all(|&b| is_blank(b)) || !line.get(end).copied().is_some_and(is_blank)
-    {
+    let lead = &line[skip_blanks(line, 0).min(start)..start];
+    let dockerfile_env = lead.len() > 3
+        && lead[..3].eq_ignore_ascii_case(b"env")
+        && lead[3..].iter().all(|&b| is_blank(b));
+    if !(lead.is_empty() || dockerfile_env) || !line.get(end).copied().is_some_and(is_blank) {
         return None;
     }
-    let value_start = skip_blanks(line, end);
+    let mut value_start = skip_blanks(line, end);
+    while line[value_start..].starts_with(b"--") {
+        let option_end = line[value_start..]
+            .iter()
+            .position(|&b| is_blank(b))
+            .map_or(line.len(), |offset| value_start + offset);
+        value_start = skip_blanks(line, option_end);
+    }
     let value_end = trim_end(line, value_start, line.len()).end;
     let value = &line[value_start..value_end];
     // A line starting with a key word is often prose ("Password combination."): a word of
@@ -1118,7 +1167,8 @@ impl Grammar {
             }
             Some(_) => {
                 // To a blank, a non-ASCII character, or an escape sequence (`\n` inside a
-                // JSON string).
+                // JSON string); letters of another script are a password's own when it mixes
+                // them with typed digits and symbols.
                 let end = (at..line.len())
                     .find(|&i| {
                         let b = line[i];
@@ -1128,6 +1178,7 @@ impl Grammar {
                                 && line.get(i + 1).is_some_and(|n| b"nrt\"'\\".contains(n)))
                     })
                     .unwrap_or(line.len());
+                let end = typed_in_another_script(line, at, end);
                 // Sentence punctuation and Markdown emphasis after the value are prose.
                 // A bracket that closes one opened in the value is part of it
                 // (`Optional[str]`, `(known_password)`).
@@ -1269,6 +1320,29 @@ impl Grammar {
                         })
             })
             && words.iter().any(|word| word.chars().count() >= 4)
+    }
+}
+
+impl Grammar {
+    /// Whether `text` is a sentence: words of letters (sentence punctuation after them), at
+    /// least two, one of them a word of sentences about secrets (`Use the vault entry.`,
+    /// `see 1Password`). No passphrase holds such a word (see
+    /// [`Grammar::is_passphrase_of_words`]).
+    pub(crate) fn is_sentence(&self, text: &[u8]) -> bool {
+        let Ok(text) = std::str::from_utf8(text) else {
+            return false;
+        };
+        let words: Vec<&str> = text
+            .split_whitespace()
+            .map(|word| word.trim_end_matches(|c: char| ".,;:!?".contains(c)))
+            .collect();
+        words.len() >= 2
+            && words.iter().all(|word| {
+                !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '\'')
+            })
+            && words
+                .iter()
+                .any(|word| self.sentence_words.contains(&word.to_lowercase()))
     }
 }
 
@@ -1446,6 +1520,8 @@ fn operator_may_follow(line: &[u8], end: usize) -> bool {
         Some(b'|') => then == Some(b'|'),
         // A quoted key, a blank, a string: `set "DbPassword" "…"`.
         Some(b) if is_quote(b) => after_blanks > probe && probe > end,
+        // A quoted block label, a blank, the block: `variable "db_password" {`.
+        Some(b'{') => after_blanks > probe && probe > end,
         Some(b) => after_blanks > probe && (b.is_ascii_alphabetic() || b"&*[".contains(&b)),
         None => false,
     }
@@ -1535,6 +1611,88 @@ fn names_an_entry(line: &[u8], start: usize) -> bool {
     name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"parameterkey")
 }
 
+/// Where a prose value that stopped at a non-ASCII character at `end` really ends: a password
+/// may hold letters of any script (`Щука0549!Лес`, `さくら0074!`, `0RaZ猫7092狗`), and the token
+/// from `at` runs on through letters to a blank, punctuation or an escape. It is taken only
+/// when it mixes those letters with ASCII digits and another ASCII class: a word of the script
+/// after a password word is prose (`пароль: обязательно`, `密码：至少8位`).
+fn typed_in_another_script(line: &[u8], at: usize, end: usize) -> usize {
+    const MAX_OTHER_SCRIPT_PASSWORD: usize = 256;
+    if line.get(end).is_none_or(|&b| b < 0x80) {
+        return end;
+    }
+    // A password is short: its first bytes are enough, read up to their last whole character.
+    let window = &line[at..line.len().min(at + MAX_OTHER_SCRIPT_PASSWORD)];
+    let rest = match std::str::from_utf8(window) {
+        Ok(text) => text,
+        Err(error) => std::str::from_utf8(&window[..error.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut token_end = at;
+    // Where the token's last run of letters of a script written without blanks began: after
+    // a value typed in ASCII such a run is a particle glued to it (`…입니다`, `…に変更`, `…了`).
+    let mut unspaced_run_start = None;
+    for c in rest.chars() {
+        let escape = c == '\\'
+            && line
+                .get(token_end + 1)
+                .is_some_and(|n| b"nrt\"'\\".contains(n));
+        if c.is_whitespace() || c.is_control() || escape || (!c.is_ascii() && !c.is_alphabetic()) {
+            break;
+        }
+        if !is_written_without_blanks(c) {
+            unspaced_run_start = None;
+        } else if unspaced_run_start.is_none() {
+            unspaced_run_start = Some(token_end);
+        }
+        token_end += c.len_utf8();
+    }
+    if line[at].is_ascii()
+        && let Some(run_start) = unspaced_run_start
+    {
+        token_end = run_start;
+    }
+    let token = &line[at..token_end];
+    let other_letters = !token.is_ascii();
+    let digits = token.iter().filter(|b| b.is_ascii_digit()).count();
+    let ascii_other = token
+        .iter()
+        .any(|b| b.is_ascii_alphabetic() || b.is_ascii_punctuation());
+    if other_letters && digits > 0 && ascii_other {
+        token_end
+    } else {
+        end
+    }
+}
+
+/// Letters of the scripts that write words without blanks between them (Chinese, Japanese,
+/// Thai) and Korean, whose particles glue to the word before.
+fn is_written_without_blanks(c: char) -> bool {
+    matches!(c,
+        '\u{0E00}'..='\u{0E7F}'   // Thai
+        | '\u{1100}'..='\u{11FF}' // Hangul Jamo
+        | '\u{3040}'..='\u{30FF}' // Hiragana, Katakana
+        | '\u{3130}'..='\u{318F}' // Hangul compatibility Jamo
+        | '\u{3400}'..='\u{4DBF}' // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
+        | '\u{AC00}'..='\u{D7AF}' // Hangul syllables
+    )
+}
+
+/// Whether the quoted key whose text starts at `start` is an HCL block's label: one word
+/// starts the line before it (`variable "db_password" {`).
+fn labels_a_block(line: &[u8], start: usize) -> bool {
+    let Some(quote_at) = start.checked_sub(1) else {
+        return false;
+    };
+    let before = line[..quote_at].trim_ascii_end();
+    let word_start = skip_blanks(line, 0);
+    before.len() > word_start
+        && before.len() < quote_at
+        && before[word_start..]
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b == b'_')
+}
+
 /// The text of an XML element whose start tag ends at `at` (`>…</`), when it is on this line.
 fn element_text(line: &[u8], at: usize) -> Option<Range<usize>> {
     if line.get(at) != Some(&b'>') {
@@ -1546,16 +1704,17 @@ fn element_text(line: &[u8], at: usize) -> Option<Range<usize>> {
     (!value.is_empty()).then_some(value)
 }
 
-/// Where the name of a `value` field (`value`, `"Value"`, `ParameterValue`) ends in `line`
-/// at or after `from`, when it is one: followed by its quote or blanks and `:`/`=`.
-pub(crate) fn find_value_field(line: &[u8], from: usize) -> Option<usize> {
+/// Where the name of a `field` (`value`, `"Value"`, `ParameterValue`; `default`) ends in
+/// `line` at or after `from`, when it is one: followed by its quote or blanks and `:`/`=`.
+pub(crate) fn find_value_field(line: &[u8], from: usize, field: ValueField) -> Option<usize> {
+    let name = field.name();
     let mut search = from;
     while let Some(offset) = line[search..]
-        .windows(5)
-        .position(|w| w.eq_ignore_ascii_case(b"value"))
+        .windows(name.len())
+        .position(|w| w.eq_ignore_ascii_case(name))
     {
         let at = search + offset;
-        let end = at + 5;
+        let end = at + name.len();
         let before = at.checked_sub(1).map(|i| line[i]);
         let starts_field = before.is_none_or(|b| !b.is_ascii_alphanumeric() && b != b'_')
             || line[..at].ends_with(b"Parameter");

@@ -661,6 +661,12 @@ impl<'r> Scanner<'r> {
                         return Ok(position);
                     }
                     let kept = &body[..body.trim_ascii_end().len()];
+                    // A sentence under the key is a note about the secret, not the secret
+                    // (`password: |` then `Use the vault entry.`).
+                    if !redacted && grammar.is_some_and(|g| g.is_sentence(kept)) {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
                     if !redacted {
                         self.count(rule);
                     }
@@ -758,6 +764,7 @@ impl<'r> Scanner<'r> {
                     min_indent,
                     class,
                     lines_left,
+                    field,
                 } => {
                     if body.is_empty() {
                         output.write_all(&text[position..line_end])?;
@@ -773,10 +780,11 @@ impl<'r> Scanner<'r> {
                         self.pending_value = None;
                         return Ok(position);
                     }
-                    let field_end = assign::find_value_field(content, indent).filter(|&end| {
-                        let before_field = &content[indent..end - b"value".len()];
-                        before_field.is_empty() || before_field == b"\""
-                    });
+                    let field_end =
+                        assign::find_value_field(content, indent, field).filter(|&end| {
+                            let before_field = &content[indent..end - field.name().len()];
+                            before_field.is_empty() || before_field == b"\""
+                        });
                     let value = field_end.and_then(|end| {
                         match grammar.and_then(|g| g.field_value(content, end, class)) {
                             Some(assign::Found::Value(value)) => Some(value),
@@ -813,6 +821,7 @@ impl<'r> Scanner<'r> {
                             min_indent,
                             class,
                             lines_left: lines_left - 1,
+                            field,
                         },
                     ));
                     position = line_end;

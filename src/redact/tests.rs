@@ -758,6 +758,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "you can log in with admin / «{a8}!{a3}» on the staging box",
         "log in with GitHub / Google, or see docs/login / src/auth.rs",
     ),
+    (
+        "discord-bot-token-in-call",
+        "client.login('«N{a23}.{u6}.{u38}»')",
+        "client.login(process.env.DISCORD_TOKEN)",
+    ),
+    (
+        "prose-password-named-after",
+        "for now use «{a8}#{a4}» as the password",
+        "use something long as the password, then rotate getPassword() as the password",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.
