@@ -247,7 +247,6 @@ impl Grammar {
         // word follows it) and a Markdown table row (`| Password | `…` |`).
         if dashes == 0
             && let Some((value, plain)) = directive_value(line, start, end)
-                .map(|value| (value, false))
                 .or_else(|| table_cell_value(line, start, end).map(|value| (value, true)))
         {
             let class = self.classify_key(key)?;
@@ -257,7 +256,7 @@ impl Grammar {
         }
         // Most keyword occurrences are no assignment (`next_token(`, `Option<Token>`): look
         // at what follows the key before classifying it.
-        if dashes < 2 && before != Some(b'<') && !operator_may_follow(line, end) {
+        if dashes == 0 && before != Some(b'<') && !operator_may_follow(line, end) {
             return None;
         }
         // An element's name ends at `>` (else a type: `Option<Token>`).
@@ -269,8 +268,10 @@ impl Grammar {
             .or_else(|| self.classify_cookie_id(line, start, key))?;
         let mut pos = end;
 
-        // Command-line flags: `--password=…`, `--password …`.
-        if dashes >= 2 {
+        // Command-line flags: `--password=…`, `--password …`, and with one dash Go's
+        // `-password …` and Java's and Gradle's properties (`-Ddb.password=…`,
+        // `-PsigningPassword=…`).
+        if dashes >= 1 {
             if before.is_some_and(|b| !is_blank(b) && !is_quote(b)) {
                 return None;
             }
@@ -279,6 +280,17 @@ impl Grammar {
                 Some(b' ' | b'\t') => skip_blanks(line, pos),
                 _ => return None,
             };
+            // One dash before a blank and a `kind:…` value is a tool's own syntax (openssl's
+            // `-pass pass:…`, jenkins-cli's `-auth user:…`), which its own rules read.
+            if dashes == 1
+                && line.get(pos) != Some(&b'=')
+                && line[value_at..]
+                    .iter()
+                    .take_while(|&&b| !is_blank(b))
+                    .any(|&b| b == b':')
+            {
+                return None;
+            }
             // After a blank a `-` starts the next option; after `=` it is the value's.
             if line
                 .get(value_at)
@@ -287,9 +299,6 @@ impl Grammar {
                 return None;
             }
             return self.value_at(line, value_at, class, false, ValueEnds::Anywhere, None);
-        }
-        if dashes == 1 {
-            return None;
         }
 
         // XML element: `<password>…</password>`, the value possibly on the next line.
@@ -818,12 +827,28 @@ impl Grammar {
 /// indentation, or a Dockerfile's `ENV`), blanks follow, then one word that ends the line
 /// (`requirepass …`, `auth_pass …`, `ENV DB_PASSWORD …`), perhaps behind options (kickstart's
 /// `rootpw --plaintext …`). A word starting with an operator is an assignment's.
-fn directive_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
+/// Also says whether the value is plain data (after `ENV` or a setting command), where a word of
+/// letters may be a password.
+fn directive_value(line: &[u8], start: usize, end: usize) -> Option<(Range<usize>, bool)> {
     let lead = &line[skip_blanks(line, 0).min(start)..start];
     let dockerfile_env = lead.len() > 3
         && lead[..3].eq_ignore_ascii_case(b"env")
         && lead[3..].iter().all(|&b| is_blank(b));
-    if !(lead.is_empty() || dockerfile_env) || !line.get(end).copied().is_some_and(is_blank) {
+    // A command that sets a key to a value: `aws configure set aws_secret_access_key …`,
+    // `CONFIG SET requirepass …`, `git config --global github.token …`.
+    let sets_a_key = lead.last().copied().is_some_and(is_blank)
+        && lead
+            .trim_ascii_end()
+            .rsplit(|&b| is_blank(b))
+            .next()
+            .is_some_and(|word| {
+                SETTING_COMMAND_WORDS
+                    .iter()
+                    .any(|setter| word.eq_ignore_ascii_case(setter))
+            });
+    if !(lead.is_empty() || dockerfile_env || sets_a_key)
+        || !line.get(end).copied().is_some_and(is_blank)
+    {
         return None;
     }
     let mut value_start = skip_blanks(line, end);
@@ -844,12 +869,16 @@ fn directive_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>
             .rev()
             .take_while(|b| b".,;:!?".contains(b))
             .count();
+    let plain = dockerfile_env || sets_a_key;
     (!value.is_empty()
         && !value.iter().any(|&b| is_blank(b))
         && !b"=:|#;".contains(&value[0])
-        && !value[..core_len].iter().all(u8::is_ascii_alphabetic))
-    .then_some(value_start..value_end)
+        && (plain || !value[..core_len].iter().all(u8::is_ascii_alphabetic)))
+    .then_some((value_start..value_end, plain))
 }
+
+/// The last word of a command before the key it sets and the value it gives it.
+const SETTING_COMMAND_WORDS: &[&[u8]] = &[b"set", b"config", b"--global", b"--local", b"--system"];
 
 /// The value in the next cell of a table row whose cell holds only the key at `start..end`:
 /// Markdown (`| Password | `…` |`, `| **DB_PASSWORD** | … |`) or drawn with box characters as
@@ -1088,9 +1117,14 @@ impl Grammar {
                 // generated value counts after one.
                 let labelled = !copula && core.len() < word.len();
                 let value_at = self.skip_prose_connectors(line, word_end);
-                return self
+                let value = self
                     .prose_value(line, value_at, generated_only || !labelled, labelled)
                     .filter(long_enough);
+                // A copula that gives no value may begin the qualifier ("a temporary password
+                // IS generated for root@localhost: …"): a label may still follow.
+                if value.is_some() || labelled {
+                    return value;
+                }
             }
             // The sentence ended without giving a value.
             if word.ends_with(b".")

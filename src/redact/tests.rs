@@ -764,6 +764,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "client.login(process.env.DISCORD_TOKEN)",
     ),
     (
+        "cli-user-password-flags",
+        "psexec \\\\host -u admin -p «{a10}!{a3}» cmd",
+        "docker run -u 1000 -p 8080:80 nginx; mysql -u root -p shop",
+    ),
+    (
         "prose-password-named-after",
         "for now use «{a8}#{a4}» as the password",
         "use something long as the password, then rotate getPassword() as the password",
