@@ -278,6 +278,17 @@ impl Grammar {
             let value_at = match line.get(pos) {
                 Some(b'=') => pos + 1,
                 Some(b' ' | b'\t') => skip_blanks(line, pos),
+                // An argument list (JSON, YAML, Docker's exec form): `"--password", "…"`.
+                Some(&quote) if before == Some(quote) => {
+                    let comma = skip_blanks(line, pos + 1);
+                    let value_at = skip_blanks(line, comma + 1);
+                    if line.get(comma) != Some(&b',')
+                        || !line.get(value_at).is_some_and(|&b| b == quote)
+                    {
+                        return None;
+                    }
+                    return self.value_at(line, value_at, class, true, ValueEnds::Anywhere, None);
+                }
                 _ => return None,
             };
             // One dash before a blank and a `kind:…` value is a tool's own syntax (openssl's
@@ -298,7 +309,10 @@ impl Grammar {
             {
                 return None;
             }
-            return self.value_at(line, value_at, class, false, ValueEnds::Anywhere, None);
+            // A quote before the option opened the string the value ends with
+            // (`["--db-password=…"]`).
+            let opened_by = before.filter(|&b| is_quote(b));
+            return self.value_at(line, value_at, class, false, ValueEnds::Anywhere, opened_by);
         }
 
         // XML element: `<password>…</password>`, the value possibly on the next line.
@@ -552,6 +566,11 @@ impl Grammar {
         if let Some(cut) = next_pair(&line[value.clone()]) {
             value.end = value.start + cut;
             stop = Some(b';');
+        }
+        // ODBC and ADO.NET quote a value holding `;` or `=` in braces (`Password={…};`): the
+        // braces are no template there, the text inside is the password.
+        if in_pairs && value.len() > 2 && line[value.start] == b'{' && line[value.end - 1] == b'}' {
+            value = value.start + 1..value.end - 1;
         }
         // Text running into a string that it did not open is an expression:
         // `os.environ["X"]`, `getenv("X")` (but `putenv("KEY=value")` closes its own).

@@ -1268,6 +1268,18 @@ const LEAKS: &[(&str, &[&str])] = &[
             "echo «{a20}» | gh secret set DEPLOY_TOKEN",
         ],
     ),
+    (
+        "options in argument lists, JSON strings and connection strings quoted in braces",
+        &[
+            "\"args\": [\"--password\", \"«{a16}»\"]",
+            "command: [\"redis-server\", \"--requirepass\", \"«{a20}»\"]",
+            "[\"--db-password=«{a16}»\"]",
+            "CMD [\"app\", \"--api-token\", \"«{a32}»\"]",
+            "{\"command\": \"mysql -u root -p\\\"«{a12}»\\\" -e \\\"show databases\\\"\"}",
+            "\"ConnectionString\": \"Server=tcp:x.database.windows.net,1433;Database=d;User ID=u@x;Password={«{a12}»};Trusted_Connection=False;\"",
+            "Driver={ODBC Driver 18 for SQL Server};Server=db;UID=sa;PWD={«{a8}!{a4}»};",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1282,6 +1294,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "ENV DB_PASSWORD=${DB_PASSWORD}",
             "RUN --mount=type=secret,id=npm_token npm ci",
             "rootpw --lock",
+            "\"args\": [\"--password-file\", \"/run/secrets/db\"]",
+            "Driver={ODBC Driver 18 for SQL Server};Server=db;Trusted_Connection=yes;",
+            "Password={password};Server=db;",
             "mysql -u root -p shop_{d4}",
             "docker run -u 1000 -p 8080:80 -v /data:/data app",
             "git config --global credential.helper store",
