@@ -123,9 +123,10 @@ pub(crate) struct Grammar {
 const GLUED_NOUN_MIN: usize = 6;
 
 /// Operators, longest first: Make's `:::=`, `::=`, `?=`, `+=`; Go's `:=`; PHP's `.=`;
-/// Ruby/JS `||=`, `??=`; comparisons (`if token == "…"`); hashes `=>`; YAML/JSON `:`.
+/// Ruby/JS `||=`, `??=`; comparisons (`if token == "…"`); hashes `=>`; R's `<-`; YAML/JSON `:`.
 const OPERATORS: &[&[u8]] = &[
-    b":::=", b"::=", b"||=", b"??=", b"===", b":=", b"?=", b"+=", b".=", b"==", b"=>", b"=", b":",
+    b":::=", b"::=", b"||=", b"??=", b"===", b":=", b"?=", b"+=", b".=", b"==", b"=>", b"<-", b"=",
+    b":",
 ];
 
 fn lower_all(words: &[String]) -> Vec<String> {
@@ -356,6 +357,9 @@ impl Grammar {
             }
         } else if before == Some(b'[') && line.get(pos) == Some(&b']') {
             pos += 1;
+        } else if let Some(size_end) = array_size(line, pos) {
+            // A C array: `char pass[] = "…"`, `char token[64] = "…"`.
+            pos = size_end;
         }
 
         // The quote before an unquoted key opened a string the value may run to the end of;
@@ -440,6 +444,9 @@ impl Grammar {
                 None,
             );
         }
+        if !quoted_key && line.get(pos) == Some(&b'(') {
+            return self.call_argument(line, start, pos, key, class);
+        }
         let operator = OPERATORS.iter().find(|op| line[pos..].starts_with(op))?;
         let operator_end = pos + operator.len();
         if *operator == b":" {
@@ -509,6 +516,64 @@ impl Grammar {
             }));
         }
         self.value_at(line, value_at, class, config_line, ends, opened_by)
+    }
+
+    /// The string argument of a call named by the key at `start` whose `(` is at `open`: a
+    /// setter or a builder's method (`setPassword("…")`, `.with_token("…")`, `.password("…")`)
+    /// takes the value as its one argument; a call of user and password
+    /// (`SetBasicAuth("admin", "…")`, `basic_auth("admin", Some("…"))`,
+    /// `UsernamePasswordCredentials("admin", "…")`) as its last, after other strings. Getters,
+    /// checks and hashes (`get_password("svc")`, `verify_token("…")`) name no value of theirs.
+    fn call_argument(
+        &self,
+        line: &[u8],
+        start: usize,
+        open: usize,
+        key: &[u8],
+        class: KeyClass,
+    ) -> Option<Found> {
+        // The method's own name, after its receiver (`ds.setPassword`).
+        let name = key.rsplit(|&b| b == b'.').next().unwrap_or(key);
+        let words = split_words(name);
+        let first = words.first()?.as_str();
+        let setter = matches!(first, "set" | "with" | "use");
+        let on_receiver = name.len() < key.len() || (start > 0 && line[start - 1] == b'.');
+        let builder_method = on_receiver && words.len() == 1;
+        let of_credentials = words
+            .iter()
+            .any(|word| matches!(word.as_str(), "auth" | "credential" | "credentials"))
+            || class == KeyClass::Password;
+        let mut at = skip_blanks(line, open + 1);
+        let mut strings = 0;
+        loop {
+            let argument = wrapped_string(line, at).unwrap_or(at);
+            if !starts_string(line, argument) {
+                return None;
+            }
+            let (_, after) = quoted_value(line, argument, false);
+            // A wrapper's own `)` (`Some("…")`) before the next argument or the call's end.
+            let mut next = skip_blanks(line, after);
+            if argument > at && line.get(next) == Some(&b')') {
+                next = skip_blanks(line, next + 1);
+            }
+            strings += 1;
+            match line.get(next) {
+                Some(b',') => at = skip_blanks(line, next + 1),
+                Some(b')') => {
+                    let takes_it = if strings == 1 {
+                        setter || builder_method
+                    } else {
+                        (setter || of_credentials) && strings <= 3 && !matches!(first, "get")
+                    };
+                    return if takes_it {
+                        self.value_at(line, at, class, true, ValueEnds::Anywhere, None)
+                    } else {
+                        None
+                    };
+                }
+                _ => return None,
+            }
+        }
     }
 
     /// Reads the value starting at `at` and keeps it when plausible.
@@ -1571,10 +1636,20 @@ fn operator_may_follow(line: &[u8], end: usize) -> bool {
         Some(b'>') => probe > end && after_blanks == probe,
         Some(b'?' | b'+' | b'.') => then == Some(b'=') || then == Some(b'?'),
         Some(b'|') => then == Some(b'|'),
+        Some(b'<') => then == Some(b'-'),
         // A quoted key, a blank, a string: `set "DbPassword" "…"`.
         Some(b) if is_quote(b) => after_blanks > probe && probe > end,
         // A quoted block label, a blank, the block: `variable "db_password" {`.
         Some(b'{') => after_blanks > probe && probe > end,
+        // A call with a string argument: `setPassword("…")`, `.with_token(Some("…"))`.
+        Some(b'(') => {
+            after_blanks == end && {
+                let argument = skip_blanks(line, end + 1);
+                starts_string(line, wrapped_string(line, argument).unwrap_or(argument))
+            }
+        }
+        // A C array: `char pass[] = …`.
+        Some(b'[') => array_size(line, after_blanks).is_some(),
         Some(b) => after_blanks > probe && (b.is_ascii_alphabetic() || b"&*[".contains(&b)),
         None => false,
     }
@@ -1729,6 +1804,18 @@ fn is_written_without_blanks(c: char) -> bool {
         | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
         | '\u{AC00}'..='\u{D7AF}' // Hangul syllables
     )
+}
+
+/// The end of a C array's size after a key (`[]`, `[64]`) at `at`, if one is there.
+fn array_size(line: &[u8], at: usize) -> Option<usize> {
+    if line.get(at) != Some(&b'[') {
+        return None;
+    }
+    let digits = line[at + 1..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (line.get(at + 1 + digits) == Some(&b']')).then_some(at + 2 + digits)
 }
 
 /// Whether the quoted key whose text starts at `start` is an HCL block's label: one word

@@ -1280,6 +1280,22 @@ const LEAKS: &[(&str, &[&str])] = &[
             "Driver={ODBC Driver 18 for SQL Server};Server=db;UID=sa;PWD={«{a8}!{a4}»};",
         ],
     ),
+    (
+        "secrets passed to setters, builders and credential calls in code",
+        &[
+            "ds.setPassword(\"«{a6}!{a5}»\");",
+            "config.setApiKey(\"«{a32}»\")",
+            "builder.password(\"«{a10}#{a3}»\")",
+            "let opts = Opts::new().with_password(\"«{a10}#{a3}»\");",
+            "let client = Client::new().basic_auth(\"admin\", Some(\"«{a6}!{a6}»\"));",
+            "req.SetBasicAuth(\"admin\", \"«{a6}!{a5}»\")",
+            "new UsernamePasswordCredentials(\"admin\", \"«{a6}!{a5}»\")",
+            "keyring.set_password(\"svc\", \"bob\", \"«{a6}!{a5}»\")",
+            "char pass[] = \"«{a6}!{a5}»\";",
+            "static const char token[41] = \"«{a40}»\";",
+            "password <- \"«{a6}!{a5}»\"",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1410,6 +1426,13 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
         "types and paths in code",
         &[
             "let secret = secrecy::SecretString::new(&token);",
+            "keyring.get_password(\"agentguard\", \"bob\")",
+            "hash_password(\"{a10}\")",
+            "parser.token(\"ident\")",
+            "user.set_password(new_password)",
+            "label.password(\"Password\")",
+            "verify_token(\"{a12}\", &key)",
+            "tokens <- tok",
             "fn parse_token(token: &Token) -> Result<TokenKind>",
             "std::unique_ptr<PasswordManager> password_manager_;",
             "pub secret: SecretString,",
