@@ -447,6 +447,32 @@ impl Grammar {
         if !quoted_key && line.get(pos) == Some(&b'(') {
             return self.call_argument(line, start, pos, key, class);
         }
+        // The default of a reference: `${DB_PASSWORD:-…}` (shell), `${db.password:…}` (Spring),
+        // to its closing brace.
+        if line[..start].ends_with(b"${") {
+            let default_at = [&b":-"[..], b":=", b"-", b"=", b":"]
+                .iter()
+                .find(|op| line[pos..].starts_with(op))
+                .map(|op| pos + op.len())?;
+            let close = default_at + memchr::memchr(b'}', &line[default_at..])?;
+            let value = trim_end(line, default_at, close);
+            let text = &line[value.clone()];
+            return (!text.is_empty()
+                && !looks_like_code(text)
+                && self.plausible(text, class, true))
+            .then_some(Found::Value(value));
+        }
+        // A fallback after a secret read from the environment: `process.env.API_KEY || "…"`,
+        // `?? "…"`.
+        if (line[pos..].starts_with(b"||") || line[pos..].starts_with(b"??"))
+            && line.get(pos + 2) != Some(&b'=')
+        {
+            let value_at = skip_blanks(line, pos + 2);
+            if !starts_string(line, value_at) {
+                return None;
+            }
+            return self.value_at(line, value_at, class, true, ValueEnds::Anywhere, None);
+        }
         let operator = OPERATORS.iter().find(|op| line[pos..].starts_with(op))?;
         let operator_end = pos + operator.len();
         if *operator == b":" {
@@ -1634,6 +1660,7 @@ fn operator_may_follow(line: &[u8], end: usize) -> bool {
         Some(b'=' | b':' | b',') => true,
         // The end of a start tag after a quoted attribute (`<entry key="password">…`).
         Some(b'>') => probe > end && after_blanks == probe,
+        // `?=`, `+=`, `.=`, and a fallback: `process.env.API_KEY ?? "…"`.
         Some(b'?' | b'+' | b'.') => then == Some(b'=') || then == Some(b'?'),
         Some(b'|') => then == Some(b'|'),
         Some(b'<') => then == Some(b'-'),

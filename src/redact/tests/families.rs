@@ -1296,6 +1296,19 @@ const LEAKS: &[(&str, &[&str])] = &[
             "password <- \"«{a6}!{a5}»\"",
         ],
     ),
+    (
+        "defaults of references and fallbacks of environment reads",
+        &[
+            "DB_PASSWORD=${DB_PASSWORD:-«{a6}!{a5}»}",
+            "password: ${DB_PASSWORD:«{a6}!{a5}»}",
+            "@Value(\"${db.password:«{a6}!{a5}»}\")",
+            "const key = process.env.API_KEY || \"«{a32}»\";",
+            "const key = process.env.API_KEY ?? '«{a32}»';",
+            "ldap_bind_pw = «{a6}!{a5}»",
+            "bindpw «{a6}!{a5}»",
+            "كلمة السر هي «{a6}!{a5}»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1433,6 +1446,13 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "label.password(\"Password\")",
             "verify_token(\"{a12}\", &key)",
             "tokens <- tok",
+            "DB_PASSWORD=${DB_PASSWORD:-}",
+            "password: ${DB_PASSWORD:changeme}",
+            "TOKEN=${GITHUB_TOKEN:-$(gh auth token)}",
+            "x=${SECRET_KEY:?must be set}",
+            "echo ${TOKEN:0:4}",
+            "const k = process.env.API_KEY || \"\";",
+            "const k = token || defaultToken;",
             "fn parse_token(token: &Token) -> Result<TokenKind>",
             "std::unique_ptr<PasswordManager> password_manager_;",
             "pub secret: SecretString,",
