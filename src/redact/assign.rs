@@ -59,6 +59,17 @@ pub(crate) enum Pending {
     /// 76 columns, PEM and `openssl base64` at 64): the next lines of that width, and a shorter
     /// last one, are the rest of it. `indent` is where the run started on its line.
     Base64Lines { indent: usize, width: usize },
+    /// The header row of a table printed by a database client or in Markdown names a secret
+    /// column (`| id | username | password |`, psql's ` id | user | password`): the cell at
+    /// `column` of each row below, split at `separator`, is a value; `ruled` says whether the
+    /// header's rule line (`---+---`, `+----+`, `|---|`) was seen, which makes it a table.
+    TableColumn {
+        column: usize,
+        separator: &'static [u8],
+        class: KeyClass,
+        ruled: bool,
+        rows_left: u8,
+    },
     /// A redacted JSON Web Token that ended its line before its last part (`eyJ….eyJ….`,
     /// wrapped by a terminal or a log formatter): the next lines of base64url and dots are
     /// the rest of it, until `dots` (the separators seen so far) reach a whole token's.
@@ -82,6 +93,9 @@ impl ValueField {
         }
     }
 }
+
+/// How many rows of a table with a secret column are looked at.
+pub(crate) const TABLE_ROWS_REACH: u8 = 64;
 
 /// How many output lines of a command that prints a secret are its value.
 pub(crate) const COMMAND_OUTPUT_REACH: u8 = 3;
@@ -252,8 +266,28 @@ impl Grammar {
         {
             let class = self.classify_key(key)?;
             let text = &line[value.clone()];
-            return (!looks_like_code(text) && self.plausible(text, class, plain))
-                .then_some(Found::Value(value));
+            // Else the row may be a table's header (`| name | token | expires |`), below.
+            if !looks_like_code(text) && self.plausible(text, class, plain) {
+                return Some(Found::Value(value));
+            }
+            if table_header(line, start, end).is_none() {
+                return None;
+            }
+        }
+        // The header of a table with a secret column: its rows below hold the values.
+        if dashes == 0
+            && let Some((column, separator)) = table_header(line, start, end)
+        {
+            return match self.classify_key(key)? {
+                KeyClass::Weak => None,
+                class => Some(Found::Pending(Pending::TableColumn {
+                    column,
+                    separator,
+                    class,
+                    ruled: false,
+                    rows_left: TABLE_ROWS_REACH,
+                })),
+            };
         }
         // Most keyword occurrences are no assignment (`next_token(`, `Option<Token>`): look
         // at what follows the key before classifying it.
@@ -1033,6 +1067,56 @@ fn table_cell_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize
     }
     let value = &line[value_start..value_end];
     (!value.is_empty() && !value.iter().any(|&b| is_blank(b))).then_some(value_start..value_end)
+}
+
+/// The separators of the tables that database clients and Markdown print.
+const TABLE_SEPARATORS: [&[u8]; 2] = [b"|", "│".as_bytes()];
+
+/// The cells of a table row split at `separator`, as ranges of `line`.
+pub(crate) fn table_cells(line: &[u8], separator: &[u8]) -> Vec<Range<usize>> {
+    let mut cells = Vec::new();
+    let mut cell_start = 0;
+    for at in memchr::memmem::find_iter(line, separator) {
+        cells.push(cell_start..at);
+        cell_start = at + separator.len();
+    }
+    cells.push(cell_start..line.len());
+    cells
+}
+
+/// A header row whose cell holds only the key at `start..end`, among three cells at least
+/// (`| id | username | password |`, ` id | user | password`): the column of the key.
+fn table_header(line: &[u8], start: usize, end: usize) -> Option<(usize, &'static [u8])> {
+    // A printed table's rows are short; a long line (minified code) is split no further.
+    const MAX_TABLE_ROW: usize = 1024;
+    if line.len() > MAX_TABLE_ROW {
+        return None;
+    }
+    let separator = TABLE_SEPARATORS
+        .iter()
+        .copied()
+        .find(|sep| memchr::memmem::find(line, sep).is_some())?;
+    let cells = table_cells(line, separator);
+    let column = cells
+        .iter()
+        .position(|cell| cell.start <= start && end <= cell.end)?;
+    let cell = trim_end(line, cells[column].start, cells[column].end);
+    let named = cells.iter().filter(|cell| {
+        let cell = trim_end(line, cell.start, cell.end);
+        !cell.is_empty()
+    });
+    (cell == (start..end) && named.count() >= 3).then_some((column, separator))
+}
+
+/// A table's rule line: dashes with `+`, `|`, `:` or box characters between them.
+pub(crate) fn is_table_rule(line: &[u8]) -> bool {
+    let is_box = |c: char| ('\u{2500}'..='\u{257F}').contains(&c);
+    std::str::from_utf8(line.trim_ascii()).is_ok_and(|text| {
+        text.chars().any(|c| c == '-' || is_box(c))
+            && text
+                .chars()
+                .all(|c| matches!(c, '-' | '+' | '|' | ':' | '=' | ' ') || is_box(c))
+    })
 }
 
 /// Whether a string literal starts at `at`, possibly behind a prefix (`b"…"`, `@"…"`) or

@@ -735,6 +735,67 @@ impl<'r> Scanner<'r> {
                     self.pending_value = Some((rule, Pending::JwtLines { dots }));
                     position = line_end;
                 }
+                Pending::TableColumn {
+                    column,
+                    separator,
+                    class,
+                    ruled,
+                    rows_left,
+                } => {
+                    if assign::is_table_rule(content) {
+                        output.write_all(&text[position..line_end])?;
+                        self.pending_value = Some((
+                            rule,
+                            Pending::TableColumn {
+                                column,
+                                separator,
+                                class,
+                                ruled: true,
+                                rows_left,
+                            },
+                        ));
+                        position = line_end;
+                        continue;
+                    }
+                    let cells = assign::table_cells(content, separator);
+                    // Past the table: no rule under the header, a line of no cells, the end.
+                    if !ruled || rows_left == 0 || cells.len() <= column || cells.len() < 2 {
+                        self.pending_value = None;
+                        return Ok(position);
+                    }
+                    let cell = &cells[column];
+                    let cell_text = &content[cell.clone()];
+                    let value_start =
+                        cell.start + (cell_text.len() - cell_text.trim_ascii_start().len());
+                    let value = content[value_start..cell.end].trim_ascii_end();
+                    let secret = !value.is_empty()
+                        && !value.iter().any(|&b| b == b' ' || b == b'\t')
+                        && grammar.is_some_and(|g| g.plausible(value, class, true));
+                    self.pending_value = Some((
+                        rule,
+                        Pending::TableColumn {
+                            column,
+                            separator,
+                            class,
+                            ruled,
+                            rows_left: rows_left - 1,
+                        },
+                    ));
+                    if secret {
+                        self.write_redacted_line(
+                            text,
+                            position,
+                            value_start,
+                            value.len(),
+                            rule,
+                            output,
+                        )?;
+                        output.write_all(&text[position + value_start + value.len()..line_end])?;
+                    } else {
+                        output.write_all(&text[position..line_end])?;
+                    }
+                    position = line_end;
+                }
                 Pending::CommandOutput { lines_left } => {
                     let value = body.trim_ascii_end();
                     if value.is_empty() || lines_left == 0 || is_prompt(body) {

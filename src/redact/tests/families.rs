@@ -1243,6 +1243,7 @@ const LEAKS: &[(&str, &[&str])] = &[
             "[Note] A temporary password is generated for root@localhost: «{a6}!{a5}»",
             "$ cat /var/lib/jenkins/secrets/initialAdminPassword\n«{h32}»",
             "argocd admin initial-password -n argocd\n«{a16}»",
+            "$ terraform output -raw db_password\n«{a6}!{a5}»",
             "kubectl get secret argocd-initial-admin-secret -o jsonpath=\"{.data.password}\" | base64 -d\n«{a16}»",
             "Generated root password: «{a6}!{a5}»",
             "The generated password for the elastic user is: «{a20}»",
@@ -1309,6 +1310,15 @@ const LEAKS: &[(&str, &[&str])] = &[
             "كلمة السر هي «{a6}!{a5}»",
         ],
     ),
+    (
+        "tables printed by database clients and in Markdown with a secret column",
+        &[
+            "mysql> SELECT id, user, password FROM users;\n+----+-------+--------------+\n| id | user  | password     |\n+----+-------+--------------+\n|  1 | admin | «{a6}!{a5}» |\n|  2 | bob   | «{a8}#{a3}» |\n+----+-------+--------------+",
+            " id | username | password\n----+----------+----------\n  1 | admin    | «{a6}!{a5}»\n(1 row)",
+            "| Name | Type | Password |\n|---|---|---|\n| db | postgres | «{a6}!{a5}» |",
+            "│ name │ token │ expires │\n├──────┼───────┼─────────┤\n│ ci │ «{a40}» │ 2026-01-01 │",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1323,6 +1333,7 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "ENV DB_PASSWORD=${DB_PASSWORD}",
             "RUN --mount=type=secret,id=npm_token npm ci",
             "rootpw --lock",
+            "$ terraform output -raw db_host\ndb.internal.corp.io",
             "\"args\": [\"--password-file\", \"/run/secrets/db\"]",
             "Driver={ODBC Driver 18 for SQL Server};Server=db;Trusted_Connection=yes;",
             "Password={password};Server=db;",
@@ -1446,6 +1457,10 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "label.password(\"Password\")",
             "verify_token(\"{a12}\", &key)",
             "tokens <- tok",
+            "| Endpoint | Auth | Rate limit |\n|---|---|---|\n| /users | OAuth2 | 100/min |\n| /admin | Bearer | 10/min |",
+            "| Field | Password | Notes |\n|---|---|---|\n| login | required | min 12 chars |",
+            "| Model | Tokens | Cost |\n|---|---|---|\n| gpt | 128000 | 0.01 |",
+            " id | username | password_hash\n----+----------+--------------\n  1 | admin    | {h64}",
             "DB_PASSWORD=${DB_PASSWORD:-}",
             "password: ${DB_PASSWORD:changeme}",
             "TOKEN=${GITHUB_TOKEN:-$(gh auth token)}",
