@@ -1319,6 +1319,15 @@ const LEAKS: &[(&str, &[&str])] = &[
             "│ name │ token │ expires │\n├──────┼───────┼─────────┤\n│ ci │ «{a40}» │ 2026-01-01 │",
         ],
     ),
+    (
+        "values echoed into base64, and what it prints",
+        &[
+            "$ echo -n \"«admin:{a8}!{a4}»\" | base64\n«{a26}==»",
+            "echo -n '«{a10}#{a3}»' | base64",
+            "echo «{a22}==» | base64 --decode",
+            "kubectl get secret db -o yaml\necho \"«{a24}»\" | base64 -d",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1457,6 +1466,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "label.password(\"Password\")",
             "verify_token(\"{a12}\", &key)",
             "tokens <- tok",
+            "echo -n production | base64\ncHJvZHVjdGlvbg==",
+            "echo -n \"config.json\" | base64",
+            "echo \"$DB_PASSWORD\" | base64 -w0",
             "| Endpoint | Auth | Rate limit |\n|---|---|---|\n| /users | OAuth2 | 100/min |\n| /admin | Bearer | 10/min |",
             "| Field | Password | Notes |\n|---|---|---|\n| login | required | min 12 chars |",
             "| Model | Tokens | Cost |\n|---|---|---|\n| gpt | 128000 | 0.01 |",
