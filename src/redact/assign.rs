@@ -31,6 +31,9 @@ pub(crate) enum KeyClass {
 pub(crate) enum Pending {
     /// `<apiToken>` ended the line: the next line holds the value.
     Element(KeyClass),
+    /// A label ended the line (`Password:`, a tool's prompt or a form printed): the next line
+    /// holds the value when it is one token that reads as a secret.
+    NextLine(KeyClass),
     /// `password: |` (a YAML block scalar): the following lines indented deeper than `indent`
     /// are the value. `redacted` says whether a line of it was replaced yet (counted once).
     BlockScalar { indent: usize, redacted: bool },
@@ -566,6 +569,9 @@ impl Grammar {
             if let Some(field) = find_value_field(line, inside, ValueField::Value) {
                 return self.field_value(line, field, class);
             }
+        }
+        if operator == b":" && line[value_at..].iter().all(|&b| is_blank(b) || b == b'\r') {
+            return Some(Found::Pending(Pending::NextLine(class)));
         }
         if (operator == b":" || operator == b"=")
             && let Some(indent) = block_scalar(line, value_at)

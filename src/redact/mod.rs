@@ -636,6 +636,32 @@ impl<'r> Scanner<'r> {
             let value_end = memchr::memmem::find(body, b"</").unwrap_or(body.len());
             let value = body[..value_end].trim_ascii_end();
             match pending {
+                Pending::NextLine(class) => {
+                    self.pending_value = None;
+                    // One token, no key of a nested map (`password:` then `  file: x`), no
+                    // list item; typed at random, since a word may be any next line.
+                    let mut token = body.trim_ascii_end();
+                    let mut indent = indent;
+                    // A quoted value (JSON's `"password":` then `"…"`): what is inside.
+                    if token.len() > 2
+                        && matches!(token[0], b'"' | b'\'')
+                        && token.last() == Some(&token[0])
+                    {
+                        token = &token[1..token.len() - 1];
+                        indent += 1;
+                    }
+                    let is_value = !token.is_empty()
+                        && !token.iter().any(|&b| b == b' ' || b == b'\t')
+                        && !token.ends_with(b":")
+                        && !token.starts_with(b"-")
+                        && !token.starts_with(b"#")
+                        && grammar.is_some_and(|g| g.plausible(token, class, false));
+                    if !is_value {
+                        return Ok(position);
+                    }
+                    self.write_redacted_line(text, position, indent, token.len(), rule, output)?;
+                    return Ok(position + indent + token.len());
+                }
                 Pending::Element(class) => {
                     self.pending_value = None;
                     let is_value = !value.is_empty()

@@ -774,6 +774,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "echo -n \"$DB_PASSWORD\" | base64; echo -n production | base64",
     ),
     (
+        "oracle-user-password",
+        "expdp system/«{a6}!{a5}» directory=dp schemas=app",
+        "sqlplus / as sysdba; connect scott/tiger; imp help=y",
+    ),
+    (
         "prose-password-named-after",
         "for now use «{a8}#{a4}» as the password",
         "use something long as the password, then rotate getPassword() as the password",
