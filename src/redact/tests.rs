@@ -769,16 +769,6 @@ const CASES: &[(&str, &str, &str)] = &[
         "docker run -u 1000 -p 8080:80 nginx; mysql -u root -p shop",
     ),
     (
-        "base64-piped-value",
-        "echo -n '«admin:{a10}!{a3}»' | base64 -w0",
-        "echo -n \"$DB_PASSWORD\" | base64; echo -n production | base64",
-    ),
-    (
-        "oracle-user-password",
-        "expdp system/«{a6}!{a5}» directory=dp schemas=app",
-        "sqlplus / as sysdba; connect scott/tiger; imp help=y",
-    ),
-    (
         "prose-password-named-after",
         "for now use «{a8}#{a4}» as the password",
         "use something long as the password, then rotate getPassword() as the password",

@@ -1320,14 +1320,6 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "values echoed into base64 to encode them",
-        &[
-            "$ echo -n \"«admin:{a8}!{a4}»\" | base64",
-            "echo -n '«{a10}#{a3}»' | base64",
-            "kubectl create secret generic db --dry-run=client -o yaml \\\n  --from-literal=x=$(echo -n «{a6}!{a6}» | base64 -w0)",
-        ],
-    ),
-    (
         "labels ending their line and Oracle logons",
         &[
             "Password:\n«{a6}!{a5}»",
@@ -1337,6 +1329,25 @@ const LEAKS: &[(&str, &[&str])] = &[
             "expdp system/«{a6}!{a5}» directory=dp schemas=app",
             "imp userid=system/«{a6}!{a5}» file=x.dmp",
             "SQL> CONNECT app/«{a6}!{a5}»",
+        ],
+    ),
+    (
+        "keys and secrets named in more languages",
+        &[
+            "秘钥：«{a32}»",
+            "シークレット: «{a32}»",
+            "アクセスキー: «{a32}»",
+            "시크릿 키: «{a32}»",
+            "секретный ключ: «{a32}»",
+            "ключ доступа: «{a32}»",
+            "la clé secrète : «{a32}»",
+            "chiave segreta: «{a32}»",
+            "geheime sleutel: «{a32}»",
+            "klucz API: «{a32}»",
+            "API anahtarı: «{a32}»",
+            "khóa API: «{a32}»",
+            "kunci API: «{a32}»",
+            "مفتاح API: «{a32}»",
         ],
     ),
 ];
@@ -1477,6 +1488,11 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "label.password(\"Password\")",
             "verify_token(\"{a12}\", &key)",
             "tokens <- tok",
+            "la clave es usar índices compuestos",
+            "ключ: name",
+            "mot-clé : python",
+            "chiave primaria: id",
+            "kunci utama adalah kolom id",
             "password:\n  file: /run/secrets/db",
             "credentials:\n  - name: db",
             "api_key:\n  valueFrom:\n    secretKeyRef: x",
