@@ -980,7 +980,7 @@ impl Grammar {
 /// Also says whether the value is plain data (after `ENV` or a setting command), where a word of
 /// letters may be a password.
 fn directive_value(line: &[u8], start: usize, end: usize) -> Option<(Range<usize>, bool)> {
-    let lead = &line[skip_blanks(line, 0).min(start)..start];
+    let lead = &line[indentation(line).min(start)..start];
     let dockerfile_env = lead.len() > 3
         && lead[..3].eq_ignore_ascii_case(b"env")
         && lead[3..].iter().all(|&b| is_blank(b));
@@ -1812,8 +1812,37 @@ pub(crate) fn is_base64_value(value: &[u8]) -> bool {
 }
 
 /// The blanks a line starts with.
-fn indentation(line: &[u8]) -> usize {
-    line.iter().take_while(|&&b| is_blank(b)).count()
+/// A line's indentation: its gutter (see [`gutter`]) and the blanks after it.
+pub(crate) fn indentation(line: &[u8]) -> usize {
+    let gutter = gutter(line);
+    gutter + line[gutter..].iter().take_while(|&&b| is_blank(b)).count()
+}
+
+/// The gutter before a line's text in what agents print: the line number of a file read
+/// (`    12→`, `cat -n`'s `    12\t`) or a diff's `+`/`-` (not `+++`/`---`). Indentation
+/// and the start of a line are measured after it, so that `password: |` and its value, a
+/// Dockerfile's `ENV` and a Terraform block read the same numbered or in a diff.
+pub(crate) fn gutter(line: &[u8]) -> usize {
+    let blanks = line.iter().take_while(|&&b| b == b' ').count();
+    let digits = line[blanks..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits > 0 {
+        let after = &line[blanks + digits..];
+        if after.starts_with("→".as_bytes()) {
+            return blanks + digits + "→".len();
+        }
+        if after.first() == Some(&b'\t') {
+            return blanks + digits + 1;
+        }
+        return 0;
+    }
+    match line {
+        [b'+' | b'-', next, ..] if !matches!(next, b'+' | b'-') => 1,
+        [b'+' | b'-'] => 1,
+        _ => 0,
+    }
 }
 
 /// Whether the key starting at `start` is the value of a name field: `name: `, `- name: `,
@@ -1942,7 +1971,7 @@ fn labels_a_block(line: &[u8], start: usize) -> bool {
         return false;
     };
     let before = line[..quote_at].trim_ascii_end();
-    let word_start = skip_blanks(line, 0);
+    let word_start = indentation(line);
     before.len() > word_start
         && before.len() < quote_at
         && before[word_start..]
@@ -2054,7 +2083,7 @@ fn block_scalar(line: &[u8], at: usize) -> Option<usize> {
     tail[..tail_end]
         .iter()
         .all(|&b| b == b'-' || b == b'+' || b.is_ascii_digit() || is_blank(b))
-        .then(|| line.iter().take_while(|&&b| is_blank(b)).count())
+        .then(|| indentation(line))
 }
 
 /// After `String::from(`, `SecretString::new(`, `Some(`…: the position of the quote.
@@ -2264,7 +2293,7 @@ const CONFIG_LINE_STARTS: &[&[u8]] = &[b"export ", b"- ", b"ENV ", b"ARG ", b"se
 /// The key starts the line (after indentation, `export`, a YAML list dash, `ENV`) and so the
 /// value is data, not an expression.
 fn is_config_line(line: &[u8], key_start: usize) -> bool {
-    let mut prefix = &line[..key_start];
+    let mut prefix = &line[gutter(line).min(key_start)..key_start];
     while let Some((&first, rest)) = prefix.split_first() {
         if is_blank(first) {
             prefix = rest;

@@ -628,10 +628,7 @@ impl<'r> Scanner<'r> {
             let line_end = memchr::memchr(b'\n', &text[position..])
                 .map_or(text.len(), |newline| position + newline + 1);
             let content = strip_line_ending(&text[position..line_end]);
-            let indent = content
-                .iter()
-                .take_while(|&&b| b == b' ' || b == b'\t')
-                .count();
+            let indent = assign::indentation(content);
             let body = &content[indent..];
             let value_end = memchr::memmem::find(body, b"</").unwrap_or(body.len());
             let value = body[..value_end].trim_ascii_end();

@@ -769,6 +769,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "docker run -u 1000 -p 8080:80 nginx; mysql -u root -p shop",
     ),
     (
+        "oracle-user-password",
+        "expdp system/«{a6}!{a5}» directory=dp schemas=app",
+        "sqlplus / as sysdba; connect scott/tiger; imp help=y",
+    ),
+    (
         "prose-password-named-after",
         "for now use «{a8}#{a4}» as the password",
         "use something long as the password, then rotate getPassword() as the password",

@@ -1350,6 +1350,17 @@ const LEAKS: &[(&str, &[&str])] = &[
             "مفتاح API: «{a32}»",
         ],
     ),
+    (
+        "multi-line and directive forms in numbered files and diffs",
+        &[
+            "+ENV DB_PASSWORD «{a6}!{a5}»",
+            "     3→ENV API_SECRET «{a32}»",
+            "     12→variable \"db_password\" {\n     13→  default = \"«{a6}!{a5}»\"\n     14→}",
+            "+password: |\n+  «{a6}!{a5}»",
+            "     5→password: |\n     6→  «{a6}!{a5}»",
+            "    10\trootpw --plaintext «{a6}!{a5}»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1488,6 +1499,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "label.password(\"Password\")",
             "verify_token(\"{a12}\", &key)",
             "tokens <- tok",
+            "     5→password: |\n     6→  Use the vault entry.",
+            "- password reset flow",
+            "+ENV NODE_ENV production",
             "la clave es usar índices compuestos",
             "ключ: name",
             "mot-clé : python",
