@@ -774,6 +774,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "sqlplus / as sysdba; connect scott/tiger; imp help=y",
     ),
     (
+        "nvidia-api-key",
+        "NGC_KEY=«nvapi-{u64}»\n",
+        "nvapi-docs and nvapi-{u20} ",
+    ),
+    (
         "prose-password-named-after",
         "for now use «{a8}#{a4}» as the password",
         "use something long as the password, then rotate getPassword() as the password",
