@@ -273,9 +273,7 @@ impl Grammar {
             if !looks_like_code(text) && self.plausible(text, class, plain) {
                 return Some(Found::Value(value));
             }
-            if table_header(line, start, end).is_none() {
-                return None;
-            }
+            table_header(line, start, end)?;
         }
         // The header of a table with a secret column: its rows below hold the values.
         if dashes == 0
@@ -321,7 +319,7 @@ impl Grammar {
                     let comma = skip_blanks(line, pos + 1);
                     let value_at = skip_blanks(line, comma + 1);
                     if line.get(comma) != Some(&b',')
-                        || !line.get(value_at).is_some_and(|&b| b == quote)
+                        || line.get(value_at).is_none_or(|&b| b != quote)
                     {
                         return None;
                     }
