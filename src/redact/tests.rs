@@ -779,6 +779,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "nvapi-docs and nvapi-{u20} ",
     ),
     (
+        "sql-role-password",
+        "CREATE ROLE app LOGIN PASSWORD '«{a5}''{a6}»';",
+        "ALTER ROLE app WITH PASSWORD NULL; CREATE ROLE ro PASSWORD 'changeme';",
+    ),
+    (
         "prose-password-named-after",
         "for now use «{a8}#{a4}» as the password",
         "use something long as the password, then rotate getPassword() as the password",

@@ -1185,6 +1185,8 @@ const LEAKS: &[(&str, &[&str])] = &[
         "passwords in database, system and client commands",
         &[
             "CREATE USER app WITH PASSWORD '«{q14}»';",
+            "CREATE USER app WITH PASSWORD '«{a5}''{a6}»';",
+            "ALTER ROLE app PASSWORD '«{a6}!{a5}»' VALID UNTIL 'infinity';",
             "ALTER USER 'root'@'localhost' IDENTIFIED BY «'{q14}'»;",
             "GRANT ALL ON shop.* TO 'app'@'%' IDENTIFIED BY «'{a10}!{a3}'»;",
             "PGPASSWORD=«{a10}#{a3}» pg_dump -h db.internal app > dump.sql",
