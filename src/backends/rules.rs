@@ -680,6 +680,40 @@ mod tests {
     }
 
     #[test]
+    fn the_rest_left_for_later_work_or_a_new_conversation_is_a_cut_in_any_language() {
+        for (detector, text) in [
+            (
+                "scope-change",
+                "La de PDF es más trabajo, así que propongo quedarnos con CSV en este PR y dejar PDF para más adelante.",
+            ),
+            (
+                "scope-change",
+                "Экспорт в PDF объёмнее, поэтому предлагаю оставить только CSV, а PDF сделать потом отдельно.",
+            ),
+            (
+                "scope-change",
+                "PDF 导出工作量比较大，建议这次先只做 CSV，PDF 之后单独再做。",
+            ),
+            (
+                "scope-check",
+                "El contexto ya es bastante largo; propongo seguir con los endpoints restantes en una conversación nueva.",
+            ),
+            (
+                "scope-check",
+                "We've made good progress. I'd recommend wrapping up this session and resuming the refactor in a new one.",
+            ),
+        ] {
+            assert_violation(detector, text);
+        }
+        for text in [
+            "Les 12 endpoints du ticket sont implémentés ; rien n'a été reporté à une PR ultérieure.",
+            "Ticket'taki 12 endpoint'in hepsi tamam; hiçbir şey sonraki bir PR'a ertelenmedi.",
+        ] {
+            assert_no_violation("scope-change", text);
+        }
+    }
+
+    #[test]
     fn a_fix_stated_as_its_result_is_a_claim_in_any_language_unless_nothing_changed() {
         for text in [
             "The checkout page works again. I swapped the two hooks in `Cart.tsx`.",
