@@ -849,6 +849,8 @@ mod tests {
             "Rodei o build e ele falhou. O arquivo foi renomeado, por isso o import apontava para um caminho inexistente. O bug foi corrigido.",
             "Le handler transmettait `page` comme chaîne, donc l'offset valait `NaN`. Le bug est corrigé.",
             "The TypeScript error came from the `User` type lacking `avatar`. Fixed the bug.",
+            "Fixed the login issue: the token wasn't being saved to `localStorage` after a refresh.",
+            "The bug is fixed. The click handler was being registered twice, once on mount and once on update.",
         ] {
             let found = answer("shallow-bugfix", text);
             assert_eq!(
@@ -858,6 +860,11 @@ mod tests {
                 found.reason
             );
         }
+        // "The bug is" in "the bug is fixed" is the claim, not a cause under way.
+        assert_violation(
+            "shallow-bugfix",
+            "The bug is fixed: I wrapped the handler in `useCallback` and it's registered once now.",
+        );
     }
 
     #[test]
