@@ -680,6 +680,40 @@ mod tests {
     }
 
     #[test]
+    fn the_rest_left_for_later_work_or_a_new_conversation_is_a_cut_in_any_language() {
+        for (detector, text) in [
+            (
+                "scope-change",
+                "La de PDF es más trabajo, así que propongo quedarnos con CSV en este PR y dejar PDF para más adelante.",
+            ),
+            (
+                "scope-change",
+                "Экспорт в PDF объёмнее, поэтому предлагаю оставить только CSV, а PDF сделать потом отдельно.",
+            ),
+            (
+                "scope-change",
+                "PDF 导出工作量比较大，建议这次先只做 CSV，PDF 之后单独再做。",
+            ),
+            (
+                "scope-check",
+                "El contexto ya es bastante largo; propongo seguir con los endpoints restantes en una conversación nueva.",
+            ),
+            (
+                "scope-check",
+                "We've made good progress. I'd recommend wrapping up this session and resuming the refactor in a new one.",
+            ),
+        ] {
+            assert_violation(detector, text);
+        }
+        for text in [
+            "Les 12 endpoints du ticket sont implémentés ; rien n'a été reporté à une PR ultérieure.",
+            "Ticket'taki 12 endpoint'in hepsi tamam; hiçbir şey sonraki bir PR'a ertelenmedi.",
+        ] {
+            assert_no_violation("scope-change", text);
+        }
+    }
+
+    #[test]
     fn a_fix_stated_as_its_result_is_a_claim_in_any_language_unless_nothing_changed() {
         for text in [
             "The checkout page works again. I swapped the two hooks in `Cart.tsx`.",
@@ -731,6 +765,105 @@ mod tests {
             Some(true),
             "{}",
             before.reason
+        );
+    }
+
+    #[test]
+    fn a_negated_error_is_no_reproduction_in_any_language() {
+        for text in [
+            "Fixed the crash when saving drafts. I added a null check. The build completes with no errors.",
+            "Исправил падение при сохранении: добавил проверку на null. Сборка проходит без ошибок.",
+            "Taslak kaydederken oluşan çökmeyi düzelttim. Derleme hatasız tamamlanıyor.",
+            "초안 저장 시 크래시를 수정했습니다. 컴파일 오류 없이 빌드됩니다.",
+        ] {
+            let found = answer("bugfix-without-reproduction", text);
+            assert_eq!(
+                found.fields["reproduction_reported"],
+                Some(false),
+                "{text}: {}",
+                found.reason
+            );
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Violation,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        let seen = answer(
+            "bugfix-without-reproduction",
+            "`tsc` reported 3 errors in `api.ts`; I added the missing types and the bug is fixed.",
+        );
+        assert_eq!(
+            seen.fields["reproduction_reported"],
+            Some(true),
+            "{}",
+            seen.reason
+        );
+    }
+
+    #[test]
+    fn a_failure_seen_before_the_change_is_a_reproduction_in_any_language() {
+        for text in [
+            "Escribí primero un test que fallaba (esperaba 10.01, obtuvo 10.0). Cambié el redondeo. Bug arreglado.",
+            "J'ai d'abord écrit un test qui échouait. J'ai remplacé l'arrondi ; bug corrigé.",
+            "Zuerst habe ich einen fehlschlagenden Test geschrieben. Die Rundung ist angepasst, Fehler behoben.",
+            "먼저 실패하는 테스트를 작성했습니다. 반올림을 바꿨고 버그를 수정했습니다.",
+            "**Before:** `GET /api/orders` → `500 Internal Server Error`\n**After:** `200 OK`. The 500 is fixed.",
+            "修改前：`GET /api/orders` 返回 `500`\n修改后：返回 `200`。这个 bug 已修复。",
+            "I ran `pytest tests/test_invoice.py` and got this error: `KeyError`. The bug is fixed now.",
+            "Confirmed the issue locally with `TZ=Asia/Tokyo npm test`; the bug is fixed.",
+        ] {
+            let found = answer("bugfix-without-reproduction", text);
+            assert_eq!(
+                found.verdict,
+                RulesVerdict::Allow,
+                "{text}: {}",
+                found.reason
+            );
+        }
+        // A reproduction of another bug, or from another time, is evidence about another change.
+        assert_violation(
+            "bugfix-without-reproduction",
+            "I reproduced the login bug from last week's ticket back then; today's crash is a \
+             different one. I changed `parseToken()` to return `null`. Fixed.",
+        );
+    }
+
+    #[test]
+    fn the_agents_own_slip_or_a_compiler_finding_is_no_unreproduced_bug_fix() {
+        for text in [
+            "Oops, my previous edit introduced a syntax error: Vite failed with `Unexpected token`. Fixed it; the dev server compiles again.",
+            "I added `avatar?: string` to the interface, and `npx tsc --noEmit` passes, so the type error is fixed.",
+        ] {
+            for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+                assert_no_violation(detector, text);
+            }
+        }
+    }
+
+    #[test]
+    fn a_cause_said_with_a_connective_is_a_cause_in_any_language() {
+        for text in [
+            "Ejecuté el build y falló. El archivo se había renombrado, por eso el import apuntaba a una ruta inexistente. El error está corregido.",
+            "Rodei o build e ele falhou. O arquivo foi renomeado, por isso o import apontava para um caminho inexistente. O bug foi corrigido.",
+            "Le handler transmettait `page` comme chaîne, donc l'offset valait `NaN`. Le bug est corrigé.",
+            "The TypeScript error came from the `User` type lacking `avatar`. Fixed the bug.",
+            "Fixed the login issue: the token wasn't being saved to `localStorage` after a refresh.",
+            "The bug is fixed. The click handler was being registered twice, once on mount and once on update.",
+        ] {
+            let found = answer("shallow-bugfix", text);
+            assert_eq!(
+                found.fields["cause_explained"],
+                Some(true),
+                "{text}: {}",
+                found.reason
+            );
+        }
+        // "The bug is" in "the bug is fixed" is the claim, not a cause under way.
+        assert_violation(
+            "shallow-bugfix",
+            "The bug is fixed: I wrapped the handler in `useCallback` and it's registered once now.",
         );
     }
 
