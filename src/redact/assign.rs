@@ -1096,6 +1096,17 @@ fn table_header(line: &[u8], start: usize, end: usize) -> Option<(usize, &'stati
     if line.len() > MAX_TABLE_ROW {
         return None;
     }
+    // A header cell holding only the key has a separator next to it (past blanks) on one side
+    // at least: the first or last byte of `|` or `│`. Most keys have none, and the line is not
+    // searched for one.
+    let before = line[..start].iter().rev().find(|&&b| !is_blank(b));
+    let after = line[end..].iter().find(|&&b| !is_blank(b));
+    let edge = |byte: Option<&u8>, of: fn(&[u8]) -> Option<&u8>| {
+        byte.is_some_and(|byte| TABLE_SEPARATORS.iter().any(|sep| of(sep) == Some(byte)))
+    };
+    if !edge(before, <[u8]>::last) && !edge(after, <[u8]>::first) {
+        return None;
+    }
     let separator = TABLE_SEPARATORS
         .iter()
         .copied()
@@ -1249,10 +1260,15 @@ impl Grammar {
         {
             return None;
         }
+        // The first byte rules out nearly every keyword of the rule's long list at once.
+        let first = line.get(at)?.to_ascii_lowercase();
         let keyword = keywords
             .iter()
             .filter(|k| {
-                line[at..].len() >= k.len()
+                k.as_bytes()
+                    .first()
+                    .is_some_and(|b| b.to_ascii_lowercase() == first)
+                    && line[at..].len() >= k.len()
                     && line[at..][..k.len()].eq_ignore_ascii_case(k.as_bytes())
             })
             .max_by_key(|k| k.len())?;
