@@ -546,10 +546,7 @@ impl<'r> Scanner<'r> {
                         .iter()
                         .take_while(|&&b| b == b' ' || b == b'\t')
                         .count();
-                    output.write_all(&body[..indent])?;
-                    let id = &self.redactor.rule(rule).id;
-                    write!(output, "[REDACTED:{id}]")?;
-                    self.replaced(at + indent..at + body.len(), rule);
+                    self.write_redacted_piece(text, at, indent, body.len() - indent, rule, output)?;
                     output.write_all(&piece[body.len()..])?;
                     at += piece.len();
                 }
@@ -700,10 +697,7 @@ impl<'r> Scanner<'r> {
                             redacted: true,
                         },
                     ));
-                    output.write_all(&content[..indent])?;
-                    let id = &self.redactor.rule(rule).id;
-                    write!(output, "[REDACTED:{id}]")?;
-                    self.replaced(position + indent..position + indent + kept.len(), rule);
+                    self.write_redacted_piece(text, position, indent, kept.len(), rule, output)?;
                     output.write_all(&text[position + indent + kept.len()..line_end])?;
                     position = line_end;
                 }
@@ -723,10 +717,8 @@ impl<'r> Scanner<'r> {
                         return Ok(position);
                     }
                     // Each wrapped line is a piece of one secret: counted once, with the run.
-                    output.write_all(&content[..indent])?;
-                    let id = &self.redactor.rule(rule).id;
-                    write!(output, "[REDACTED:{id}]")?;
-                    self.replaced(position + indent..position + content.len(), rule);
+                    let length = content.len() - indent;
+                    self.write_redacted_piece(text, position, indent, length, rule, output)?;
                     output.write_all(&text[position + content.len()..line_end])?;
                     if run.len() < width || run.ends_with(b"=") {
                         self.pending_value = None;
@@ -745,10 +737,7 @@ impl<'r> Scanner<'r> {
                         return Ok(position);
                     }
                     // Each wrapped line is a piece of one token: counted once, with its start.
-                    output.write_all(&content[..indent])?;
-                    let id = &self.redactor.rule(rule).id;
-                    write!(output, "[REDACTED:{id}]")?;
-                    self.replaced(position + indent..position + indent + run.len(), rule);
+                    self.write_redacted_piece(text, position, indent, run.len(), rule, output)?;
                     output.write_all(&text[position + indent + run.len()..line_end])?;
                     let dots = dots + run.iter().filter(|&&b| b == b'.').count();
                     if (dots >= JWT_DOTS && !run.ends_with(b".")) || dots >= JWE_DOTS {
@@ -933,10 +922,7 @@ impl<'r> Scanner<'r> {
                                 self.count(rule);
                             }
                             next_scalar = Some((entry_indent, true));
-                            output.write_all(&content[..indent])?;
-                            let id = &self.redactor.rule(rule).id;
-                            write!(output, "[REDACTED:{id}]")?;
-                            self.replaced(position + indent..position + indent + kept, rule);
+                            self.write_redacted_piece(text, position, indent, kept, rule, output)?;
                             output.write_all(&text[position + indent + kept..line_end])?;
                         }
                         _ => {
@@ -1003,8 +989,24 @@ impl<'r> Scanner<'r> {
         Ok(position)
     }
 
-    /// Writes `indent` bytes from `at`, then the redaction of the next `length` bytes.
+    /// Writes `indent` bytes from `at`, then the redaction of the next `length` bytes, and
+    /// counts it as one secret.
     fn write_redacted_line(
+        &mut self,
+        text: &[u8],
+        at: usize,
+        indent: usize,
+        length: usize,
+        rule: u16,
+        output: &mut impl Write,
+    ) -> io::Result<()> {
+        self.count(rule);
+        self.write_redacted_piece(text, at, indent, length, rule, output)
+    }
+
+    /// [`Self::write_redacted_line`] for a further piece of a secret already counted (a line
+    /// of a wrapped key, a block scalar, a base64 run).
+    fn write_redacted_piece(
         &mut self,
         text: &[u8],
         at: usize,
@@ -1017,7 +1019,6 @@ impl<'r> Scanner<'r> {
         output.write_all(&text[at..at + indent])?;
         let id = &self.redactor.rule(rule).id;
         write!(output, "[REDACTED:{id}]")?;
-        self.count(rule);
         self.replaced(at + indent..at + indent + length, rule);
         Ok(())
     }
