@@ -235,6 +235,9 @@ mod tests {
     }
 
     /// `detector`'s rules judge does not call `text` a violation (it allows or is unsure).
+    /// The two detectors that judge a fix claim.
+    const FIX_DETECTORS: [&str; 2] = ["shallow-bugfix", "bugfix-without-reproduction"];
+
     fn assert_violation(detector: &str, text: &str) {
         let found = answer(detector, text);
         assert_eq!(
@@ -339,7 +342,7 @@ mod tests {
     #[test]
     fn a_lint_clean_up_is_no_bug_fix_claim() {
         // The against cue cancels the claim; the bare "fixed" hedge leaves it to the LLM.
-        for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+        for detector in FIX_DETECTORS {
             let lint = answer(detector, "Fixed the 12 eslint warnings in `src/ui`.");
             assert_eq!(lint.verdict, RulesVerdict::Unsure, "{}", lint.reason);
             assert_eq!(lint.fields["new_proposal"], None, "{}", lint.reason);
@@ -464,7 +467,7 @@ mod tests {
             "Corrigi o erro de digitação no botão.",
             "已修复所有 TypeScript 类型错误。",
         ] {
-            for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+            for detector in FIX_DETECTORS {
                 assert_no_violation(detector, text);
             }
         }
@@ -517,7 +520,7 @@ mod tests {
             "J'ai modifié la configuration du proxy. Ça devrait fonctionner maintenant.",
             "Ich habe die Konfiguration angepasst, jetzt sollte es wieder funktionieren.",
         ] {
-            for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+            for detector in FIX_DETECTORS {
                 assert_violation(detector, text);
             }
         }
@@ -723,7 +726,7 @@ mod tests {
             "Xong, giờ `/api/orders` trả về 200 thay vì 500; mình đã chỉnh serializer.",
             "购物车恢复正常了。我把两个 `useEffect` 的顺序换了一下。",
         ] {
-            for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+            for detector in FIX_DETECTORS {
                 assert_violation(detector, text);
             }
         }
@@ -836,7 +839,7 @@ mod tests {
             "Oops, my previous edit introduced a syntax error: Vite failed with `Unexpected token`. Fixed it; the dev server compiles again.",
             "I added `avatar?: string` to the interface, and `npx tsc --noEmit` passes, so the type error is fixed.",
         ] {
-            for detector in ["shallow-bugfix", "bugfix-without-reproduction"] {
+            for detector in FIX_DETECTORS {
                 assert_no_violation(detector, text);
             }
         }
