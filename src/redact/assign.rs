@@ -435,12 +435,7 @@ impl Grammar {
         if quoted_key && line.get(pos) == Some(&b'{') && labels_a_block(line, start) {
             let inside = pos + 1;
             if line[inside..].iter().all(|&b| is_blank(b) || b == b'\r') {
-                return Some(Found::Pending(Pending::ValueField {
-                    min_indent: indentation(line) + 1,
-                    class,
-                    lines_left: VALUE_FIELD_REACH,
-                    field: ValueField::Default,
-                }));
+                return Some(value_field_below(line, class, ValueField::Default));
             }
             let field = find_value_field(line, inside, ValueField::Default)?;
             return self.field_value(line, field, class);
@@ -555,12 +550,7 @@ impl Grammar {
         if line.get(value_at) == Some(&b'{') && operator != b"=>" {
             let inside = value_at + 1;
             if line[inside..].iter().all(|&b| is_blank(b) || b == b'\r') {
-                return Some(Found::Pending(Pending::ValueField {
-                    min_indent: indentation(line) + 1,
-                    class,
-                    lines_left: VALUE_FIELD_REACH,
-                    field: ValueField::Value,
-                }));
+                return Some(value_field_below(line, class, ValueField::Value));
             }
             // `{ "sensitive": true, "value": "…" }`; without a `value` field the `{` is the
             // first character of the value (`password={Qr>D-]C7`).
@@ -1086,6 +1076,17 @@ pub(crate) fn table_cells(line: &[u8], separator: &[u8]) -> Vec<Range<usize>> {
     }
     cells.push(cell_start..line.len());
     cells
+}
+
+/// A block opened by the key at the end of `line`: its `field` comes on the next lines, more
+/// indented than the key's line.
+fn value_field_below(line: &[u8], class: KeyClass, field: ValueField) -> Found {
+    Found::Pending(Pending::ValueField {
+        min_indent: indentation(line) + 1,
+        class,
+        lines_left: VALUE_FIELD_REACH,
+        field,
+    })
 }
 
 /// A header row whose cell holds only the key at `start..end`, among three cells at least
