@@ -1,6 +1,6 @@
 //! Where a path in a command points, resolved statically: `~`, `$HOME`, `${HOME}`, `$TMPDIR`,
-//! the working directory (`$PWD`, `$(pwd)`) and `..` are expanded where that is certain, relative paths are joined to the working
-//! directory the analysis tracks through `cd`. What cannot be resolved is `Unknown`, and the
+//! the working directory (`$PWD`, `$(pwd)`) and `..` are expanded where that is certain,
+//! relative paths are joined to the working directory the analysis tracks through `cd`. What cannot be resolved is `Unknown`, and the
 //! gate treats it on the safe side.
 
 /// The directory a path starts from.
@@ -90,6 +90,15 @@ fn split(word: &str, dynamic: bool, cwd: &Cwd) -> Option<(Base, Vec<String>)> {
     // The shell keeps `PWD` (and `pwd` prints) the directory the `cd`s tracked here lead to.
     const WORKING_DIR: &[&str] = &["$PWD", "${PWD}", "$(pwd)", "`pwd`"];
     let starts_with = |prefix: &&&str| word == **prefix || word.starts_with(&format!("{prefix}/"));
+    // A path relative to the working directory, static unless it holds an expansion.
+    let in_cwd = |relative: &str| match cwd {
+        Cwd::Known(base, parts) => {
+            let mut joined = parts.clone();
+            joined.extend(parts_of(relative));
+            (!dynamic || !has_expansion(relative)).then_some((*base, joined))
+        }
+        Cwd::Unknown => None,
+    };
     let (base, rest) = if word == "~" || word.starts_with("~/") {
         (Base::Home, &word[1..])
     } else if let Some(prefix) = HOME.iter().find(starts_with) {
@@ -97,30 +106,14 @@ fn split(word: &str, dynamic: bool, cwd: &Cwd) -> Option<(Base, Vec<String>)> {
     } else if let Some(prefix) = TEMP.iter().find(starts_with) {
         (Base::Temp, &word[prefix.len()..])
     } else if let Some(prefix) = WORKING_DIR.iter().find(starts_with) {
-        let Cwd::Known(base, parts) = cwd else {
-            return None;
-        };
-        let rest = &word[prefix.len()..];
-        if dynamic && has_expansion(rest) {
-            return None;
-        }
-        let mut joined = parts.clone();
-        joined.extend(parts_of(rest));
-        return Some((*base, joined));
+        return in_cwd(&word[prefix.len()..]);
     } else if let Some(user) = word.strip_prefix('~') {
         // `~user`: someone's home.
         return Some((Base::Root, vec!["home".into(), user.into()]));
     } else if let Some(rest) = word.strip_prefix('/') {
         (Base::Root, rest)
     } else {
-        match cwd {
-            Cwd::Known(base, parts) => {
-                let mut joined = parts.clone();
-                joined.extend(parts_of(word));
-                return (!dynamic || !has_expansion(word)).then_some((*base, joined));
-            }
-            Cwd::Unknown => return None,
-        }
+        return in_cwd(word);
     };
     if dynamic && has_expansion(rest) {
         return None;

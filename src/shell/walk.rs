@@ -1188,7 +1188,7 @@ fn parse_program(
         let detail = err.map_or_else(|| PARSER_PANICKED.to_string(), |err| err.to_string());
         ParseError::unparseable(format!("shell syntax: {detail}"))
     };
-    let err = match parse(source) {
+    let mut err = match parse(source) {
         Ok(program) => return Ok(program),
         Err(err) => err,
     };
@@ -1202,7 +1202,6 @@ fn parse_program(
     // quote closed, the text holds those lines unchanged and the open one as the widest thing
     // it could have meant, so holding what that reading holds is on the safe side of bash.
     let mut closed = source.to_string();
-    let mut err = err;
     for _ in 0..MAX_CLOSERS {
         let Some(closer) = err.as_ref().and_then(|err| open_to_the_end(err, &closed)) else {
             break;
@@ -1252,6 +1251,7 @@ fn open_heredoc_delimiter(source: &str) -> Option<String> {
     (!closed).then(|| delimiter.to_string())
 }
 
+/// What a parser panic is reported as.
 const PARSER_PANICKED: &str = "the shell parser failed on this input";
 
 /// Runs a brush-parser entry point; a panic inside it becomes an error like any other parse
