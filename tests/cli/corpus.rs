@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::support::in_ci;
+
 const DETECTORS: [&str; 5] = [
     "commit",
     "scope-check",
@@ -279,11 +281,14 @@ fn no_held_out_message_is_in_the_tuning_set() {
         root.join("tests/heldout/stop.jsonl"),
         root.join("tests/heldout/stop2.jsonl"),
     ];
-    // The real-traffic sets live next to the repository when the shared material is there.
+    // The real-traffic sets live next to the repository, with the shared material.
     for name in ["messages.jsonl", "random.jsonl"] {
         let path = root.join("../shared/real-traffic").join(name);
         if path.is_file() {
             held_out.push(path);
+        } else {
+            assert!(!in_ci(), "CI=true but {} is missing", path.display());
+            eprintln!("SKIPPED: {} is missing", path.display());
         }
     }
     let held_out: HashSet<String> = held_out

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use agentguard::shell;
 
+use crate::support::in_ci;
+
 const CASES: &str = "shared/peers/dangerous/cases.tsv";
 
 /// Default role: agreement with each peer, at least: (peer, target, floor).
@@ -83,10 +85,6 @@ struct Case {
     block: bool,
     source: String,
     command: String,
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|ci| ci == "true")
 }
 
 /// Reports what is short of the targets; a figure below its floor fails under

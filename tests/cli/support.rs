@@ -133,6 +133,12 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The suite runs as CI runs it (`CI=true`): missing outside material fails instead of being
+/// skipped.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|ci| ci == "true")
+}
+
 /// The directory holding a pinned agent CLI installed by `scripts/install-clis.sh`, found
 /// through `var` (set by `scripts/test.sh`). Under `CI=true` a missing CLI fails the test
 /// loudly; elsewhere the test is skipped with a message on stderr (returns None).
@@ -141,7 +147,7 @@ pub fn cli_bin_dir(var: &str, cli: &str) -> Option<PathBuf> {
     if let Some(dir) = dir.filter(|d| d.join(cli).exists()) {
         return Some(dir);
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
+    if in_ci() {
         panic!(
             "`{cli}` not found through ${var}: run the suite with scripts/test.sh, which installs it"
         );
