@@ -3,6 +3,7 @@
 
     python3 scripts/score-heldout.py stop     BINARY [-j N] [--show]
     python3 scripts/score-heldout.py stop2    BINARY [-j N] [--show]
+    python3 scripts/score-heldout.py stop3    BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact   BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact2  BINARY [-j N] [--show]
     python3 scripts/score-heldout.py commands BINARY [-j N] [--show]
@@ -11,6 +12,7 @@ stop      runs `BINARY judge --json --backend rules` on each message (stdin) and
           per detector, Layer 1 recall/precision (`layer1 == "hit"`) and rules-judge
           recall/precision (`verdict == "violation"`), then message-level figures.
 stop2     the same on the second blind set of final messages, stop2.jsonl.
+stop3     the same on the third blind set, stop3.jsonl.
 redact    runs `BINARY redact` (text on stdin, redacted text on stdout) and reports leaks
           caught (every secret gone and no 8-char head/tail fragment of it left), partial
           leaks, missed leaks, and look-alikes touched (output differs from input).
@@ -386,7 +388,7 @@ def score_commands(binary, jobs, show):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("set", choices=["stop", "stop2", "redact", "redact2", "commands"])
+    ap.add_argument("set", choices=["stop", "stop2", "stop3", "redact", "redact2", "commands"])
     ap.add_argument("binary", help="path to the agentguard binary")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel calls (default 2)")
     ap.add_argument("--show", action="store_true", help="list every disagreement")
@@ -398,6 +400,7 @@ def main():
         "stop": score_stop,
         "redact": score_redact,
         "stop2": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop2.jsonl"),
+        "stop3": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop3.jsonl"),
         "redact2": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact2.jsonl"),
         "commands": score_commands,
     }[args.set]
