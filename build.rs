@@ -306,7 +306,7 @@ fn literal_index(index: &literals::LiteralIndex) -> String {
          has_pairs: {},\n\
          pairs: BitSet({}),\n\
          triples: BitSet({}),\n\
-         triple_prefixes: BitSet({}),\n\
+         triple_pairs: BitSet({}),\n\
          candidates: {},\n\
          triple_buckets: {},\n\
          triple_candidates: {},\n\
@@ -317,7 +317,7 @@ fn literal_index(index: &literals::LiteralIndex) -> String {
         index.has_pairs,
         words(&index.pairs),
         words(&index.triples),
-        words(&index.triple_prefixes),
+        words(&index.triple_pairs),
         borrowed(index.candidates.iter().map(u64::to_string)),
         borrowed(index.triple_buckets.iter().map(u32::to_string)),
         borrowed(triple_candidates),

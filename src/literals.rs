@@ -171,8 +171,10 @@ pub struct LiteralIndex {
     pub(crate) pairs: BitSet,
     /// Hashed first three bytes of longer literals.
     pub(crate) triples: BitSet,
-    /// Their first two bytes, case-folded by `| 0x2020`: a cheaper test done first.
-    pub(crate) triple_prefixes: BitSet,
+    /// The byte pairs at offsets 0 and 1 of the longer literals, case-folded by `| 0x2020`:
+    /// sampled at every other byte, one of them lies under any occurrence (see
+    /// [`LiteralIndex::next_possible`]).
+    pub(crate) triple_pairs: BitSet,
     /// Tagged key << 32 | literal index, sorted: the one- and two-byte literals to check where
     /// a key is present. The tag (key bits 16..) tells the key kinds apart: 1 single, 2 pair.
     pub(crate) candidates: Cow<'static, [u64]>,
@@ -257,7 +259,7 @@ impl LiteralIndex {
         let mut singles = [false; 256];
         let mut pairs = BitSet::new();
         let mut triples = BitSet::new();
-        let mut triple_prefixes = BitSet::new();
+        let mut triple_pairs = BitSet::new();
         let mut candidates = Vec::with_capacity(needles.len());
         for (index, needle) in needles.iter().enumerate() {
             let tagged = match needle.bytes[..] {
@@ -275,7 +277,8 @@ impl LiteralIndex {
                 [a, b, c, ..] => {
                     let key = triple_key(a, b, c);
                     triples.insert(key);
-                    triple_prefixes.insert(folded_pair(a, b));
+                    triple_pairs.insert(folded_pair(a, b));
+                    triple_pairs.insert(folded_pair(b, c));
                     3 << 16 | u64::from(key)
                 }
             };
@@ -292,7 +295,7 @@ impl LiteralIndex {
             singles: Cow::Owned(singles.to_vec()),
             pairs,
             triples,
-            triple_prefixes,
+            triple_pairs,
             candidates: Cow::Owned(candidates),
             triple_buckets: Cow::Owned(triple_buckets.into_vec()),
             triple_candidates: Cow::Owned(triple_candidates),
@@ -330,17 +333,33 @@ impl LiteralIndex {
         if self.has_singles || self.has_pairs {
             return (from..text.len()).find(|&at| self.possible_at(text, at));
         }
-        // Three-byte keys only (the redaction keywords): a two-byte bit test per byte, the
-        // three-byte hash only where it passes.
-        let rest = text.get(from..)?;
-        let hit = rest.windows(3).position(|window| {
-            self.triple_prefixes
-                .contains(folded_pair(window[0], window[1]))
-                && self
-                    .triples
-                    .contains(triple_key(window[0], window[1], window[2]))
-        });
-        hit.map(|offset| from + offset)
+        // Three-byte keys only (the redaction keywords). An occurrence at `at` covers the
+        // pairs at `at` and `at + 1`, so testing the pair at every other byte misses none:
+        // where the sampled pair is one of a literal's first two pairs, the literal may start
+        // there or one byte before, and the three-byte hash decides. Half the bytes cost a
+        // bit test, and few of them a hash: the scan is the whole cost of secret-free text.
+        let may_start = |at: usize| {
+            at >= from
+                && text
+                    .get(at + 2)
+                    .is_some_and(|&c| self.triples.contains(triple_key(text[at], text[at + 1], c)))
+        };
+        let mut sample = from;
+        while sample + 1 < text.len() {
+            if self
+                .triple_pairs
+                .contains(folded_pair(text[sample], text[sample + 1]))
+            {
+                if sample > 0 && may_start(sample - 1) {
+                    return Some(sample - 1);
+                }
+                if may_start(sample) {
+                    return Some(sample);
+                }
+            }
+            sample += 2;
+        }
+        None
     }
 
     fn possible_at(&self, text: &[u8], at: usize) -> bool {
@@ -576,6 +595,42 @@ mod tests {
             found.sort();
             assert_eq!(found, naive(&needles, text.as_bytes()), "{text}");
             assert_eq!(index.any_match(text.as_bytes()), !found.is_empty());
+        }
+    }
+
+    /// An index of literals of three bytes or more takes the sampled scan; it must still find
+    /// every occurrence, at either parity, at the text's ends and overlapping.
+    #[test]
+    fn the_sampled_scan_of_long_literals_finds_what_a_naive_search_finds() {
+        let needles = vec![
+            needle("key", false, false),
+            needle("token", true, false),
+            needle("pass", false, true),
+            needle("://", false, false),
+            needle("passwd", false, false),
+            needle("鍵です", false, false),
+        ];
+        let index = LiteralIndex::new(needles.clone());
+        assert!(!index.has_singles && !index.has_pairs);
+        let alphabet = [
+            "k", "e", "y", "t", "o", "K", "E", "n", "p", "a", "s", ":", "/", "鍵", "です", " ",
+            "w", "d",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for length in 0..40 {
+            for _ in 0..50 {
+                let text: String = (0..length)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let mut found: Vec<(usize, usize)> = index.find_iter(text.as_bytes()).collect();
+                found.sort();
+                assert_eq!(found, naive(&needles, text.as_bytes()), "{text:?}");
+            }
         }
     }
 
