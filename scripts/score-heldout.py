@@ -6,6 +6,7 @@
     python3 scripts/score-heldout.py stop3    BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact   BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact2  BINARY [-j N] [--show]
+    python3 scripts/score-heldout.py redact3  BINARY [-j N] [--show]
     python3 scripts/score-heldout.py commands BINARY [-j N] [--show]
 
 stop      runs `BINARY judge --json --backend rules` on each message (stdin) and reports,
@@ -18,6 +19,7 @@ redact    runs `BINARY redact` (text on stdin, redacted text on stdout) and repo
           leaks, missed leaks, and look-alikes touched (output differs from input).
 redact2   the same on the second blind set, redact2.jsonl; its kinds are listed only with
           --show, so a plain run reveals nothing but the aggregates.
+redact3   the same on the third blind set, redact3.jsonl (aggregates only, as redact2).
 commands  runs `BINARY hook pre-tool` with a PreToolUse Bash payload per command, in an
           isolated HOME/XDG, with AGENTGUARD_ROLE=read-only for read-only rows; an empty
           stdout or permissionDecision "allow" = allowed, "ask"/"deny" (or exit 2) = held.
@@ -388,7 +390,7 @@ def score_commands(binary, jobs, show):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("set", choices=["stop", "stop2", "stop3", "redact", "redact2", "commands"])
+    ap.add_argument("set", choices=["stop", "stop2", "stop3", "redact", "redact2", "redact3", "commands"])
     ap.add_argument("binary", help="path to the agentguard binary")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel calls (default 2)")
     ap.add_argument("--show", action="store_true", help="list every disagreement")
@@ -402,6 +404,7 @@ def main():
         "stop2": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop2.jsonl"),
         "stop3": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop3.jsonl"),
         "redact2": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact2.jsonl"),
+        "redact3": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact3.jsonl"),
         "commands": score_commands,
     }[args.set]
     sys.exit(fn(binary, args.jobs, args.show))
