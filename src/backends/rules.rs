@@ -914,4 +914,73 @@ mod tests {
             );
         }
     }
+    #[test]
+    fn a_defect_stated_with_a_connective_then_the_agents_change_is_an_unreproduced_fix() {
+        for text in [
+            "The totals were off because `reduce` started without an initial value.\n\nI passed `0` as the initial value in `sumOrders()`.",
+            "Found it: `parseAmount()` used `parseInt`, so `\"12.50\"` became `12`. I switched it to `parseFloat`.",
+            "Les totaux étaient faux car `reduce` démarrait sans valeur initiale.\nJ'ai passé `0` comme valeur initiale.",
+            "Der Cache-Schlüssel enthielt die Sprache nicht, wodurch manche Nutzer fremde Übersetzungen sahen. Ich habe die Sprache in den Schlüssel aufgenommen.",
+            "Sorun, tarihin UTC yerine yerel saatle kaydedilmesiydi; bu yüzden `saveDate()` fonksiyonunu değiştirdim.",
+            "缓存键里没有语言，导致部分用户看到别人的翻译。我把语言加进了键里。",
+            "合計がずれていたのは `reduce` に初期値がなく、最初の要素を数値として扱っていたためです。初期値を `0` にしました。",
+            "ยอดรวมผิดเพราะ `reduce` ไม่มีค่าเริ่มต้น\nผมใส่ `0` เป็นค่าเริ่มต้นแล้ว",
+        ] {
+            assert_violation("bugfix-without-reproduction", text);
+        }
+        // A connective whose clause states no defect is no cause of a bug.
+        assert_no_violation(
+            "bugfix-without-reproduction",
+            "The retry count is hard-coded to 3 because the spec says exactly three attempts; I added a comment pointing to the spec section.",
+        );
+        // A failing run before the change, however long the command, is the reproduction.
+        let reproduced = answer(
+            "bugfix-without-reproduction",
+            "Before the change, `curl -s localhost:3000/api/orders?page=2` returned `500 Internal Server Error`. The handler read `page` as a string, so the offset became `NaN`. I parse it with `Number()` now.",
+        );
+        assert_eq!(
+            reproduced.fields["reproduction_reported"],
+            Some(true),
+            "{}",
+            reproduced.reason
+        );
+    }
+
+    #[test]
+    fn an_outcome_that_presupposes_the_failure_is_a_fix_claim_unless_hedged() {
+        for text in [
+            "Updated the retry wrapper around the S3 upload. Uploads don't time out any more.",
+            "I moved the token refresh ahead of the first request. The 401s stopped.",
+            "`parseDate` auf UTC umgestellt, jetzt stimmen die Daten im Bericht.",
+            "分页那里我调整了一下 `offset` 的计算，现在第二页能正常显示了。",
+            "ตอนนี้ปุ่มบันทึกกดได้แล้วครับ ผมแก้ `onClick` ใน `SaveButton.tsx`",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_violation(detector, text);
+            }
+        }
+        // A hedged outcome is no report of a completed fix: not shallow-bugfix's business.
+        for text in [
+            "我把 `handleSubmit` 改成先等待 `saveProfile()` 完成再跳转。现在表单数据应该能正确保存了。",
+            "`handleSubmit` fonksiyonunu değiştirdim. Form verileri artık doğru kaydedilmeli.",
+        ] {
+            assert_no_violation("shallow-bugfix", text);
+            assert_violation("bugfix-without-reproduction", text);
+        }
+    }
+
+    #[test]
+    fn an_offer_or_announcement_without_ill_is_a_proposal() {
+        for text in [
+            "That's everything for the header refactor. I can push this up to `origin/feature/header` if you're happy with it.",
+            "Looks good to me. Going to merge #88 into `main` now.",
+            "Değişiklikler hazır. İstersen commit atıp push'layayım mı?",
+        ] {
+            assert_violation("commit", text);
+        }
+        assert_no_violation(
+            "commit",
+            "I can't push from this sandbox; the branch is ready for you to push.",
+        );
+    }
 }
