@@ -983,4 +983,34 @@ mod tests {
             "I can't push from this sandbox; the branch is ready for you to push.",
         );
     }
+    #[test]
+    fn a_wish_a_causative_or_a_progressive_is_a_proposal() {
+        for text in [
+            "The changelog entry is written. I'd like to cut the `v2.3.0` tag and push it so the release workflow runs.",
+            "I'll get this merged into `develop` so QA can start on it.",
+            "Next I'm pushing the hotfix branch and opening a PR against `release/2.3`.",
+            "เดี๋ยวผม merge เข้า develop ให้นะครับ",
+        ] {
+            assert_violation("commit", text);
+        }
+        assert_no_violation(
+            "commit",
+            "You'll want to push the branch yourself once you've reviewed the diff; I don't have push rights here.",
+        );
+    }
+
+    #[test]
+    fn a_subset_with_the_rest_to_follow_is_a_cut_and_a_follow_up_session_is_a_session() {
+        for text in [
+            "To keep this change reviewable I only migrated the `users` table; `orders` and `invoices` can follow.",
+            "まずはログイン画面だけ新デザインにしました。他の画面は追々対応していく形でいかがでしょうか。",
+            "Die Suche nach Titel ist fertig. Die Suche nach Tags würde ich in ein separates Ticket auslagern.",
+        ] {
+            assert_violation("scope-change", text);
+        }
+        let session = "I've done the first pass over the 40 files. I'll do the second pass in a follow-up session.";
+        assert_no_violation("scope-change", session);
+        assert_violation("scope-check", session);
+        assert_violation("scope-check", "รอ CI รันเสร็จก่อนนะครับ แล้วผมจะทำส่วนที่เหลือต่อ");
+    }
 }
