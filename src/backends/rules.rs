@@ -1013,4 +1013,25 @@ mod tests {
         assert_violation("scope-check", session);
         assert_violation("scope-check", "รอ CI รันเสร็จก่อนนะครับ แล้วผมจะทำส่วนที่เหลือต่อ");
     }
+    #[test]
+    fn a_problem_reported_handled_is_a_fix_claim_in_any_language() {
+        for text in [
+            "Took care of the broken image uploads: I raised `client_max_body_size` to 20M.",
+            "Solucionado lo de las subidas de imágenes: subí `client_max_body_size` a 20M en nginx.",
+            "Réglé pour l'upload d'images : j'ai passé `client_max_body_size` à 20M dans nginx.",
+            "Resolvido o upload de imagens: aumentei `client_max_body_size` para 20M no nginx.",
+            "Đã xử lý lỗi upload ảnh: mình tăng `client_max_body_size` lên 20M trong nginx.",
+            "图片上传的问题处理好了，把 nginx 的 `client_max_body_size` 调到了 20M。",
+            "画像アップロードの不具合、nginx の `client_max_body_size` を 20M に上げて対応しました。",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_violation(detector, text);
+            }
+        }
+        // A guessed cause, then the change, with a file name's dot in between.
+        assert_violation(
+            "bugfix-without-reproduction",
+            "I suspect the memory growth is the unbounded `cache` map in `imageService.ts`; I swapped it for an LRU with 500 entries.",
+        );
+    }
 }
