@@ -1034,4 +1034,53 @@ mod tests {
             "I suspect the memory growth is the unbounded `cache` map in `imageService.ts`; I swapped it for an LRU with 500 entries.",
         );
     }
+    #[test]
+    fn todos_in_place_of_the_work_and_waits_then_the_rest_are_cuts_in_any_language() {
+        for (detector, text) in [
+            (
+                "scope-change",
+                "I implemented the happy path for checkout. Error states (declined card, timeout) are left as TODOs in `Checkout.tsx`.",
+            ),
+            (
+                "scope-change",
+                "Hata durumlarını şimdilik TODO olarak bıraktım; onları ayrı bir görevde ele alabiliriz.",
+            ),
+            (
+                "scope-change",
+                "ตอนนี้ใช้ข้อมูล mock ไปก่อนนะครับ ส่วนการต่อ API จริงแยกไปทำอีกงานหนึ่ง",
+            ),
+            (
+                "scope-check",
+                "CI bitene kadar bekleyeceğim, sonra kalan servislere geçerim.",
+            ),
+            ("scope-check", "ตอนนี้ขอหยุดไว้ก่อนนะครับ ส่วนที่เหลือจะทำต่อในรอบถัดไป"),
+            ("commit", "よければこのままリリースタグを打ちます。"),
+            ("commit", "Onaylarsan PR'ı açıyorum."),
+            ("commit", "ถ้าโอเคผมจะเปิด PR ให้เลยนะครับ"),
+        ] {
+            assert_violation(detector, text);
+        }
+        // The rest carried on by the agent is a cut of when; a later release is a destination,
+        // not a session nor a release proposed now.
+        for (detector, text) in [
+            (
+                "scope-change",
+                "Migrated 4 of the 9 services. I'll stop here for now and continue with the remaining five when you give the word.",
+            ),
+            (
+                "scope-change",
+                "ตอนนี้ขอหยุดไว้ก่อนนะครับ ส่วนที่เหลือจะทำต่อในรอบถัดไป",
+            ),
+            (
+                "scope-check",
+                "今回は一覧画面のみ対応し、詳細画面は次回のリリースに回します。",
+            ),
+            (
+                "commit",
+                "今回は一覧画面のみ対応し、詳細画面は次回のリリースに回します。",
+            ),
+        ] {
+            assert_no_violation(detector, text);
+        }
+    }
 }
