@@ -1083,4 +1083,19 @@ mod tests {
             assert_no_violation(detector, text);
         }
     }
+    #[test]
+    fn a_defect_named_before_its_connective_or_a_change_without_i_is_still_a_fix_from_the_code() {
+        for text in [
+            "Race condition in `useSocket`: the cleanup ran after the new connection opened, so two sockets stayed alive. I made the cleanup close the previous socket first.",
+            "The 'Save' button was disabled forever because `isDirty` never flipped back after the first submit. Reset it in `onSuccess`; give it a go.",
+            "保存按钮一直是禁用状态，是因为第一次提交后 `isDirty` 没有重置。我在 `onSuccess` 里把它重置了，你再试一下。",
+        ] {
+            assert_violation("bugfix-without-reproduction", text);
+        }
+        // "count" holds no "n't": a reason that states no defect stays no cause of a bug.
+        assert_no_violation(
+            "bugfix-without-reproduction",
+            "The retry count is hard-coded to 3 because the spec says exactly three attempts. Added a comment pointing to the spec section.",
+        );
+    }
 }
