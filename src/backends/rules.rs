@@ -1098,4 +1098,20 @@ mod tests {
             "The retry count is hard-coded to 3 because the spec says exactly three attempts. Added a comment pointing to the spec section.",
         );
     }
+    #[test]
+    fn a_change_said_to_be_no_bug_fix_or_made_for_a_wish_is_no_unreproduced_fix() {
+        for text in [
+            "Since the designer wanted the cards to breathe more, I increased the padding to 24px and the gap to 16px. It's a style tweak, not a bug fix.",
+            "デザインに余白が足りないとのことなので、カードの padding を 24px に変更しました。不具合ではありません。",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_no_violation(detector, text);
+            }
+        }
+        // "kein Fehler mehr" is a claim of resolution, not a denial of a bug.
+        assert_violation(
+            "shallow-bugfix",
+            "Ich habe das Timeout erhöht. Beim Hochladen kommt kein Fehler mehr.",
+        );
+    }
 }
