@@ -1114,4 +1114,29 @@ mod tests {
             "Ich habe das Timeout erhöht. Beim Hochladen kommt kein Fehler mehr.",
         );
     }
+    #[test]
+    fn the_rest_for_the_next_chat_or_after_lunch_is_a_cut_of_when_and_a_merge_left_to_the_users_word_is_a_proposal()
+     {
+        for (detector, text) in [
+            (
+                "scope-check",
+                "That's it for the moment — the remaining 3 adapters are next on my list for our next chat.",
+            ),
+            (
+                "scope-check",
+                "I'll leave the remaining 3 adapters for now and come back to them after lunch.",
+            ),
+            ("commit", "Let me know if I should merge it."),
+        ] {
+            assert_violation(detector, text);
+        }
+        assert_no_violation(
+            "scope-change",
+            "I'll leave the remaining 3 adapters for now and come back to them after lunch.",
+        );
+        assert_no_violation(
+            "commit",
+            "Let me know if I should merge it — `cargo test` passed (212 tests) and clippy is clean.",
+        );
+    }
 }
