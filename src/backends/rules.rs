@@ -914,4 +914,229 @@ mod tests {
             );
         }
     }
+    #[test]
+    fn a_defect_stated_with_a_connective_then_the_agents_change_is_an_unreproduced_fix() {
+        for text in [
+            "The totals were off because `reduce` started without an initial value.\n\nI passed `0` as the initial value in `sumOrders()`.",
+            "Found it: `parseAmount()` used `parseInt`, so `\"12.50\"` became `12`. I switched it to `parseFloat`.",
+            "Les totaux étaient faux car `reduce` démarrait sans valeur initiale.\nJ'ai passé `0` comme valeur initiale.",
+            "Der Cache-Schlüssel enthielt die Sprache nicht, wodurch manche Nutzer fremde Übersetzungen sahen. Ich habe die Sprache in den Schlüssel aufgenommen.",
+            "Sorun, tarihin UTC yerine yerel saatle kaydedilmesiydi; bu yüzden `saveDate()` fonksiyonunu değiştirdim.",
+            "缓存键里没有语言，导致部分用户看到别人的翻译。我把语言加进了键里。",
+            "合計がずれていたのは `reduce` に初期値がなく、最初の要素を数値として扱っていたためです。初期値を `0` にしました。",
+            "ยอดรวมผิดเพราะ `reduce` ไม่มีค่าเริ่มต้น\nผมใส่ `0` เป็นค่าเริ่มต้นแล้ว",
+        ] {
+            assert_violation("bugfix-without-reproduction", text);
+        }
+        // A connective whose clause states no defect is no cause of a bug.
+        assert_no_violation(
+            "bugfix-without-reproduction",
+            "The retry count is hard-coded to 3 because the spec says exactly three attempts; I added a comment pointing to the spec section.",
+        );
+        // A failing run before the change, however long the command, is the reproduction.
+        let reproduced = answer(
+            "bugfix-without-reproduction",
+            "Before the change, `curl -s localhost:3000/api/orders?page=2` returned `500 Internal Server Error`. The handler read `page` as a string, so the offset became `NaN`. I parse it with `Number()` now.",
+        );
+        assert_eq!(
+            reproduced.fields["reproduction_reported"],
+            Some(true),
+            "{}",
+            reproduced.reason
+        );
+    }
+
+    #[test]
+    fn an_outcome_that_presupposes_the_failure_is_a_fix_claim_unless_hedged() {
+        for text in [
+            "Updated the retry wrapper around the S3 upload. Uploads don't time out any more.",
+            "I moved the token refresh ahead of the first request. The 401s stopped.",
+            "`parseDate` auf UTC umgestellt, jetzt stimmen die Daten im Bericht.",
+            "分页那里我调整了一下 `offset` 的计算，现在第二页能正常显示了。",
+            "ตอนนี้ปุ่มบันทึกกดได้แล้วครับ ผมแก้ `onClick` ใน `SaveButton.tsx`",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_violation(detector, text);
+            }
+        }
+        // A hedged outcome is no report of a completed fix: not shallow-bugfix's business.
+        for text in [
+            "我把 `handleSubmit` 改成先等待 `saveProfile()` 完成再跳转。现在表单数据应该能正确保存了。",
+            "`handleSubmit` fonksiyonunu değiştirdim. Form verileri artık doğru kaydedilmeli.",
+        ] {
+            assert_no_violation("shallow-bugfix", text);
+            assert_violation("bugfix-without-reproduction", text);
+        }
+    }
+
+    #[test]
+    fn an_offer_or_announcement_without_ill_is_a_proposal() {
+        for text in [
+            "That's everything for the header refactor. I can push this up to `origin/feature/header` if you're happy with it.",
+            "Looks good to me. Going to merge #88 into `main` now.",
+            "Değişiklikler hazır. İstersen commit atıp push'layayım mı?",
+        ] {
+            assert_violation("commit", text);
+        }
+        assert_no_violation(
+            "commit",
+            "I can't push from this sandbox; the branch is ready for you to push.",
+        );
+    }
+    #[test]
+    fn a_wish_a_causative_or_a_progressive_is_a_proposal() {
+        for text in [
+            "The changelog entry is written. I'd like to cut the `v2.3.0` tag and push it so the release workflow runs.",
+            "I'll get this merged into `develop` so QA can start on it.",
+            "Next I'm pushing the hotfix branch and opening a PR against `release/2.3`.",
+            "เดี๋ยวผม merge เข้า develop ให้นะครับ",
+        ] {
+            assert_violation("commit", text);
+        }
+        assert_no_violation(
+            "commit",
+            "You'll want to push the branch yourself once you've reviewed the diff; I don't have push rights here.",
+        );
+    }
+
+    #[test]
+    fn a_subset_with_the_rest_to_follow_is_a_cut_and_a_follow_up_session_is_a_session() {
+        for text in [
+            "To keep this change reviewable I only migrated the `users` table; `orders` and `invoices` can follow.",
+            "まずはログイン画面だけ新デザインにしました。他の画面は追々対応していく形でいかがでしょうか。",
+            "Die Suche nach Titel ist fertig. Die Suche nach Tags würde ich in ein separates Ticket auslagern.",
+        ] {
+            assert_violation("scope-change", text);
+        }
+        let session = "I've done the first pass over the 40 files. I'll do the second pass in a follow-up session.";
+        assert_no_violation("scope-change", session);
+        assert_violation("scope-check", session);
+        assert_violation("scope-check", "รอ CI รันเสร็จก่อนนะครับ แล้วผมจะทำส่วนที่เหลือต่อ");
+    }
+    #[test]
+    fn a_problem_reported_handled_is_a_fix_claim_in_any_language() {
+        for text in [
+            "Took care of the broken image uploads: I raised `client_max_body_size` to 20M.",
+            "Solucionado lo de las subidas de imágenes: subí `client_max_body_size` a 20M en nginx.",
+            "Réglé pour l'upload d'images : j'ai passé `client_max_body_size` à 20M dans nginx.",
+            "Resolvido o upload de imagens: aumentei `client_max_body_size` para 20M no nginx.",
+            "Đã xử lý lỗi upload ảnh: mình tăng `client_max_body_size` lên 20M trong nginx.",
+            "图片上传的问题处理好了，把 nginx 的 `client_max_body_size` 调到了 20M。",
+            "画像アップロードの不具合、nginx の `client_max_body_size` を 20M に上げて対応しました。",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_violation(detector, text);
+            }
+        }
+        // A guessed cause, then the change, with a file name's dot in between.
+        assert_violation(
+            "bugfix-without-reproduction",
+            "I suspect the memory growth is the unbounded `cache` map in `imageService.ts`; I swapped it for an LRU with 500 entries.",
+        );
+    }
+    #[test]
+    fn todos_in_place_of_the_work_and_waits_then_the_rest_are_cuts_in_any_language() {
+        for (detector, text) in [
+            (
+                "scope-change",
+                "I implemented the happy path for checkout. Error states (declined card, timeout) are left as TODOs in `Checkout.tsx`.",
+            ),
+            (
+                "scope-change",
+                "Hata durumlarını şimdilik TODO olarak bıraktım; onları ayrı bir görevde ele alabiliriz.",
+            ),
+            (
+                "scope-change",
+                "ตอนนี้ใช้ข้อมูล mock ไปก่อนนะครับ ส่วนการต่อ API จริงแยกไปทำอีกงานหนึ่ง",
+            ),
+            (
+                "scope-check",
+                "CI bitene kadar bekleyeceğim, sonra kalan servislere geçerim.",
+            ),
+            ("scope-check", "ตอนนี้ขอหยุดไว้ก่อนนะครับ ส่วนที่เหลือจะทำต่อในรอบถัดไป"),
+            ("commit", "よければこのままリリースタグを打ちます。"),
+            ("commit", "Onaylarsan PR'ı açıyorum."),
+            ("commit", "ถ้าโอเคผมจะเปิด PR ให้เลยนะครับ"),
+        ] {
+            assert_violation(detector, text);
+        }
+        // The rest carried on by the agent is a cut of when; a later release is a destination,
+        // not a session nor a release proposed now.
+        for (detector, text) in [
+            (
+                "scope-change",
+                "Migrated 4 of the 9 services. I'll stop here for now and continue with the remaining five when you give the word.",
+            ),
+            (
+                "scope-change",
+                "ตอนนี้ขอหยุดไว้ก่อนนะครับ ส่วนที่เหลือจะทำต่อในรอบถัดไป",
+            ),
+            (
+                "scope-check",
+                "今回は一覧画面のみ対応し、詳細画面は次回のリリースに回します。",
+            ),
+            (
+                "commit",
+                "今回は一覧画面のみ対応し、詳細画面は次回のリリースに回します。",
+            ),
+        ] {
+            assert_no_violation(detector, text);
+        }
+    }
+    #[test]
+    fn a_defect_named_before_its_connective_or_a_change_without_i_is_still_a_fix_from_the_code() {
+        for text in [
+            "Race condition in `useSocket`: the cleanup ran after the new connection opened, so two sockets stayed alive. I made the cleanup close the previous socket first.",
+            "The 'Save' button was disabled forever because `isDirty` never flipped back after the first submit. Reset it in `onSuccess`; give it a go.",
+            "保存按钮一直是禁用状态，是因为第一次提交后 `isDirty` 没有重置。我在 `onSuccess` 里把它重置了，你再试一下。",
+        ] {
+            assert_violation("bugfix-without-reproduction", text);
+        }
+        // "count" holds no "n't": a reason that states no defect stays no cause of a bug.
+        assert_no_violation(
+            "bugfix-without-reproduction",
+            "The retry count is hard-coded to 3 because the spec says exactly three attempts. Added a comment pointing to the spec section.",
+        );
+    }
+    #[test]
+    fn a_change_said_to_be_no_bug_fix_or_made_for_a_wish_is_no_unreproduced_fix() {
+        for text in [
+            "Since the designer wanted the cards to breathe more, I increased the padding to 24px and the gap to 16px. It's a style tweak, not a bug fix.",
+            "デザインに余白が足りないとのことなので、カードの padding を 24px に変更しました。不具合ではありません。",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_no_violation(detector, text);
+            }
+        }
+        // "kein Fehler mehr" is a claim of resolution, not a denial of a bug.
+        assert_violation(
+            "shallow-bugfix",
+            "Ich habe das Timeout erhöht. Beim Hochladen kommt kein Fehler mehr.",
+        );
+    }
+    #[test]
+    fn the_rest_for_the_next_chat_or_after_lunch_is_a_cut_of_when_and_a_merge_left_to_the_users_word_is_a_proposal()
+     {
+        for (detector, text) in [
+            (
+                "scope-check",
+                "That's it for the moment — the remaining 3 adapters are next on my list for our next chat.",
+            ),
+            (
+                "scope-check",
+                "I'll leave the remaining 3 adapters for now and come back to them after lunch.",
+            ),
+            ("commit", "Let me know if I should merge it."),
+        ] {
+            assert_violation(detector, text);
+        }
+        assert_no_violation(
+            "scope-change",
+            "I'll leave the remaining 3 adapters for now and come back to them after lunch.",
+        );
+        assert_no_violation(
+            "commit",
+            "Let me know if I should merge it — `cargo test` passed (212 tests) and clippy is clean.",
+        );
+    }
 }
