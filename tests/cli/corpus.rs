@@ -79,8 +79,17 @@ fn corpus_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/messages.jsonl")
 }
 
+/// The Layer 1 cue-family set: tuning messages for the trigger families, in the same format
+/// (tests/corpus/README.md), kept apart so the rules judge's bar stays measured on its own set.
+fn layer1_set_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/layer1.jsonl")
+}
+
 fn load() -> Vec<Message> {
-    let path = corpus_path();
+    load_from(corpus_path())
+}
+
+fn load_from(path: PathBuf) -> Vec<Message> {
     let raw = std::fs::read_to_string(&path)
         .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
     raw.lines()
@@ -113,21 +122,26 @@ fn mentions_trigger_word(text: &str) -> bool {
 
 #[test]
 fn every_line_is_a_well_formed_message() {
-    let path = corpus_path();
-    let raw = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        raw.ends_with('\n'),
-        "{} must end with a newline",
-        path.display()
-    );
-    assert!(
-        !raw.lines().any(|line| line.trim().is_empty()),
-        "blank line in the corpus"
-    );
-
-    let messages = load();
     let mut ids = HashSet::new();
-    for message in &messages {
+    for path in [corpus_path(), layer1_set_path()] {
+        let raw = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            raw.ends_with('\n'),
+            "{} must end with a newline",
+            path.display()
+        );
+        assert!(
+            !raw.lines().any(|line| line.trim().is_empty()),
+            "blank line in {}",
+            path.display()
+        );
+        check_messages(&load_from(path), &mut ids);
+    }
+}
+
+/// Every message's id (unique in `ids`), language, text, note and labels are well formed.
+fn check_messages(messages: &[Message], ids: &mut HashSet<String>) {
+    for message in messages {
         let id = &message.id;
         assert!(ids.insert(id.clone()), "duplicate id {id}");
         let expected_suffix = format!("-{}-", message.lang);
@@ -192,7 +206,9 @@ fn innocent_messages_are_frequent_and_are_hard_negatives() {
         innocent.len(),
         messages.len()
     );
-    for message in innocent {
+    let layer1_set = load_from(layer1_set_path());
+    let layer1_innocent = layer1_set.iter().filter(|m| m.blocks.is_empty());
+    for message in innocent.into_iter().chain(layer1_innocent) {
         assert!(
             mentions_trigger_word(&message.text),
             "{}: an innocent message without any trigger word tests nothing",
@@ -299,6 +315,7 @@ fn no_held_out_message_is_in_the_tuning_set() {
     assert!(held_out.len() > 400, "held-out sets not found");
     let copied: Vec<String> = load()
         .into_iter()
+        .chain(load_from(layer1_set_path()))
         .filter(|message| held_out.contains(&normalized(&message.text)))
         .map(|message| message.id)
         .collect();

@@ -52,6 +52,43 @@ fn rules_backend_and_layer1_meet_the_bar_on_every_detector() {
     );
 }
 
+/// Layer 1's bar on the cue-family set (`tests/corpus/layer1.jsonl`): messages written for the
+/// trigger families (offers without the usual verbs, later times and pauses, claims of resolution
+/// in each language's idioms). Only Layer 1 is held to a bar there; the rules judge's figures on
+/// it are for tuning the rules.
+#[test]
+fn layer1_reaches_the_cue_family_set() {
+    let env = Env::new();
+    let set = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/layer1.jsonl");
+    let output = env
+        .cmd()
+        .args(["judge", "--backend", "rules", "--json", "--eval"])
+        .arg(set)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = stdout_json(&output);
+    let mut measured = 0;
+    for d in report["detectors"].as_array().unwrap() {
+        if d["blocks"].as_u64().unwrap() == 0 {
+            continue;
+        }
+        measured += 1;
+        let recall = d["layer1_recall"].as_f64().unwrap();
+        assert!(
+            recall >= 0.97,
+            "{}: layer1_recall {recall:.3} < 0.97",
+            d["detector"]
+        );
+    }
+    assert_eq!(measured, 4, "the set has positives for four detectors");
+}
+
 #[test]
 fn user_labeled_sets_are_accepted_and_bad_lines_named() {
     let env = Env::new();
