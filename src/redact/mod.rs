@@ -9,6 +9,7 @@
 //! work in bounded memory; a private key block spanning lines is followed across lines.
 
 mod assign;
+mod escaped;
 mod rules;
 mod spec;
 
@@ -335,6 +336,33 @@ impl Redactor {
     }
 }
 
+/// Adds `span` to `spans` (in order, none overlapping another); spans it overlaps become one
+/// with it, named by the rule listed first, counted where the added span was.
+fn merge_span(spans: &mut Vec<Span>, span: Span) {
+    let first = spans.partition_point(|other| other.end <= span.start);
+    let last = first
+        + spans[first..]
+            .iter()
+            .take_while(|other| other.start < span.end)
+            .count();
+    if first == last {
+        spans.insert(first, span);
+        return;
+    }
+    let overlapped = &spans[first..last];
+    let merged = Span {
+        start: span.start.min(overlapped[0].start),
+        end: span.end.max(overlapped[overlapped.len() - 1].end),
+        rule: overlapped
+            .iter()
+            .map(|other| other.rule)
+            .fold(span.rule, u16::min),
+        opens_block: overlapped.iter().any(|other| other.opens_block),
+        counted_apart: span.counted_apart,
+    };
+    spans.splice(first..last, [merged]);
+}
+
 /// Where to cut an over-long line: after the last separator a secret would not contain, else
 /// at a UTF-8 character boundary.
 fn forced_cut(line: &[u8]) -> usize {
@@ -357,6 +385,8 @@ struct Span {
     rule: u16,
     /// The span opens a multi-line block that continues on the next lines.
     opens_block: bool,
+    /// The secret was counted where it was found: in the decoded text of an escaped string.
+    counted_apart: bool,
 }
 
 impl Span {
@@ -368,6 +398,7 @@ impl Span {
             end,
             rule,
             opens_block: false,
+            counted_apart: false,
         }
     }
 }
@@ -406,7 +437,14 @@ struct Scanner<'r> {
     candidates: Vec<Span>,
     spans: Vec<Span>,
     line_number: u64,
+    /// How many levels of string escaping the text given to `process` is inside (see
+    /// [`Scanner::add_escaped_secrets`]).
+    escape_depth: u8,
 }
+
+/// Strings inside strings are decoded this deep: a transcript line (one) holding a tool's JSON
+/// output (two) whose field holds a file (three).
+const MAX_ESCAPE_DEPTH: u8 = 3;
 
 impl<'r> Scanner<'r> {
     fn new(redactor: &'r Redactor) -> Self {
@@ -428,6 +466,7 @@ impl<'r> Scanner<'r> {
             candidates: Vec::new(),
             spans: Vec::new(),
             line_number: 0,
+            escape_depth: 0,
         }
     }
 
@@ -523,6 +562,9 @@ impl<'r> Scanner<'r> {
             !span.opens_block
                 || !redactor.block_is_template(span.rule, &text[line_start + span.start..])
         });
+        if self.escape_depth < MAX_ESCAPE_DEPTH && memchr::memchr(b'\\', content).is_some() {
+            self.add_escaped_secrets(content, line_start);
+        }
         if self.spans.is_empty() {
             // A value that starts on the next line: scanning continues in `continue_value`.
             if self.pending_value.is_some() {
@@ -559,7 +601,9 @@ impl<'r> Scanner<'r> {
             output.write_all(&content[cursor..span.start])?;
             let id = &self.redactor.rule(span.rule).id;
             write!(output, "[REDACTED:{id}]")?;
-            self.count(span.rule);
+            if !span.counted_apart {
+                self.count(span.rule);
+            }
             cursor = span.end;
             if span.opens_block {
                 opened = Some((span.rule, line_start + span.start));
@@ -604,6 +648,54 @@ impl<'r> Scanner<'r> {
             None => {
                 output.write_all(&line[cursor..])?;
                 Ok(self.pending_value.is_some())
+            }
+        }
+    }
+
+    /// Adds to `self.spans` the secrets of the line's escaped strings that hold a keyword
+    /// (`"content": "db:\n  password: |\n    …"`): the string's decoded text is redacted as text
+    /// of its own, so a form that spans lines is followed there, and each secret found maps
+    /// back to the escaped bytes it came from. A span of the line's own scan that overlaps one
+    /// becomes one span with it, as wide as both, so neither leaves a piece of the other.
+    fn add_escaped_secrets(&mut self, content: &[u8], line_start: usize) {
+        let keywords = self.keyword_starts.iter().map(|&(_, at)| at - line_start);
+        for string in escaped::escaped_strings(content) {
+            if !keywords
+                .clone()
+                .any(|at| string.start <= at && at < string.end)
+            {
+                continue;
+            }
+            // The decoded text is the string as its writer meant it: what the line's own scan
+            // found inside it (a value read on past a `\n`, a quote or the string's end) gives
+            // way. A value starting at the string's start is kept: a key outside named it.
+            self.spans
+                .retain(|span| !(string.start < span.start && span.start < string.end));
+            let decoded = escaped::decode(&content[string.clone()]);
+            let mut inner = Scanner::with_anchoring(self.redactor, self.anchoring);
+            inner.escape_depth = self.escape_depth + 1;
+            inner.replacements = Some(Vec::new());
+            // Only where the secrets are matters here; the sink cannot fail.
+            let _ = inner.process(&decoded.text, &mut io::sink());
+            let _ = inner.finish(&mut io::sink());
+            for (found, rule) in inner.replacements.take().unwrap_or_default() {
+                let source = decoded.source(found);
+                if source.is_empty() {
+                    continue;
+                }
+                merge_span(
+                    &mut self.spans,
+                    Span {
+                        start: string.start + source.start,
+                        end: string.start + source.end,
+                        rule,
+                        opens_block: false,
+                        counted_apart: true,
+                    },
+                );
+            }
+            for (kind, count) in inner.counts {
+                *self.counts.entry(kind).or_default() += count;
             }
         }
     }
@@ -1198,6 +1290,7 @@ impl<'r> Scanner<'r> {
                             end: run.end,
                             rule: rule_index,
                             opens_block: false,
+                            counted_apart: false,
                         });
                     }
                 }
@@ -1289,6 +1382,7 @@ impl<'r> Scanner<'r> {
                         end: content.len(),
                         rule: rule_index,
                         opens_block: true,
+                        counted_apart: false,
                     });
                 }
             }

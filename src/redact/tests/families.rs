@@ -2272,3 +2272,136 @@ fn a_wrapped_base64_dump_whose_secret_straddles_a_wrap_is_redacted_on_every_line
         }
     }
 }
+
+/// One layer of JSON an agent's traffic wraps a text in: a document and the pointer of the
+/// string that holds the text.
+type Layer = (&'static str, &'static str);
+
+const TOOL_RESULT: Layer = (
+    r#"{"type":"tool_result","tool_use_id":"toolu_01","content":"","is_error":false}"#,
+    "/content",
+);
+const CHAT_TOOL_MESSAGE: Layer = (r#"{"role": "tool", "content": ""}"#, "/content");
+const TRANSCRIPT_TEXT: Layer = (
+    r#"{"type":"user","message":{"content":[{"type":"text","text":""}]}}"#,
+    "/message/content/0/text",
+);
+const COMMAND_OUTPUT: Layer = (r#"{"stdout":"","stderr":"","exit_code":0}"#, "/stdout");
+
+/// The ways a text travels in escaped strings, outermost layer first: a tool result, a chat
+/// message after a prompt line, and a transcript line holding a tool's JSON output (escaped
+/// twice).
+const ESCAPED_LAYERS: &[(&str, &[Layer])] = &[
+    ("", &[TOOL_RESULT]),
+    ("$ cat config\n", &[CHAT_TOOL_MESSAGE]),
+    ("", &[TRANSCRIPT_TEXT, COMMAND_OUTPUT]),
+];
+
+/// `text` put into the string of each layer, innermost first: one compact JSON line.
+fn wrap(text: &str, layers: &[Layer]) -> String {
+    layers
+        .iter()
+        .rev()
+        .fold(text.to_string(), |inner, (document, pointer)| {
+            let mut value: serde_json::Value =
+                serde_json::from_str(document).expect("a layer is JSON");
+            *value.pointer_mut(pointer).expect("the layer's string") = inner.into();
+            value.to_string()
+        })
+}
+
+/// The text inside the layers of `line`; None when a layer is no longer JSON or lost its string.
+fn unwrap(line: &str, layers: &[Layer]) -> Option<String> {
+    layers
+        .iter()
+        .try_fold(line.to_string(), |outer, (_, pointer)| {
+            let value: serde_json::Value = serde_json::from_str(&outer).ok()?;
+            Some(value.pointer(pointer)?.as_str()?.to_string())
+        })
+}
+
+/// The multi-line templates of the tuning cases: the forms whose recognizers follow lines.
+fn multi_line(templates: impl IntoIterator<Item = &'static str>) -> Vec<&'static str> {
+    templates
+        .into_iter()
+        .filter(|template| template.contains('\n'))
+        .collect()
+}
+
+#[test]
+fn every_multi_line_leak_is_redacted_whole_inside_escaped_strings_too() {
+    let leaks = multi_line(
+        LEAKS
+            .iter()
+            .flat_map(|(_, templates)| templates.iter().copied())
+            .chain(super::ASSIGNMENT_LEAKS.iter().copied())
+            .chain(super::CASES.iter().map(|&(_, leak, _)| leak)),
+    );
+    assert!(leaks.len() >= 20, "{} multi-line leaks", leaks.len());
+    let mut failures = Vec::new();
+    for (index, template) in leaks.iter().enumerate() {
+        for draw in 0..DRAWS {
+            let (text, secrets) = expand_spans(template, 9900 + index as u64 + draw * 100_000);
+            for &(prompt, layers) in ESCAPED_LAYERS {
+                let line = wrap(&format!("{prompt}{text}"), layers);
+                let output = redactor().redact(&line).text;
+                let Some(inside) = unwrap(&output, layers) else {
+                    failures.push(format!("  no longer JSON: {output}"));
+                    continue;
+                };
+                for secret in &secrets {
+                    if let Some(piece) = leaked_piece(&inside, secret) {
+                        failures.push(format!("  `{piece}` left in {output}"));
+                    }
+                }
+                // Nothing but the text changed, and the text only where it was redacted.
+                if wrap(&inside, layers) != output {
+                    failures.push(format!("  the layers changed in {output}"));
+                }
+                let kept = |part: &str| !part.contains('{') && !part.contains('«');
+                let first = template.split('«').next().unwrap_or_default();
+                let last = template.rsplit('»').next().unwrap_or_default();
+                if (kept(first) && !inside.starts_with(&format!("{prompt}{first}")))
+                    || (kept(last) && !inside.ends_with(last))
+                {
+                    failures.push(format!("  lost the text around in {output}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "leaks:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_multi_line_look_alike_stays_inside_escaped_strings_too() {
+    let look_alikes = multi_line(
+        LOOK_ALIKES
+            .iter()
+            .flat_map(|(_, templates)| templates.iter().copied())
+            .chain(super::ASSIGNMENT_LOOK_ALIKES.iter().copied())
+            .chain(super::CASES.iter().map(|&(_, _, near_miss)| near_miss)),
+    );
+    assert!(
+        look_alikes.len() >= 10,
+        "{} multi-line look-alikes",
+        look_alikes.len()
+    );
+    let mut failures = Vec::new();
+    for (index, template) in look_alikes.iter().enumerate() {
+        for draw in 0..DRAWS {
+            let (text, _) = expand(template, "none", 9950 + index as u64 + draw * 100_000);
+            for &(prompt, layers) in ESCAPED_LAYERS {
+                let line = wrap(&format!("{prompt}{text}"), layers);
+                let output = redactor().redact(&line).text;
+                if output != line {
+                    failures.push(format!("  {line}\n    became {output}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "look-alikes touched:\n{}",
+        failures.join("\n")
+    );
+}
