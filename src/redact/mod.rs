@@ -25,7 +25,7 @@ use regex_automata::{Anchored, Input};
 use crate::error::Result;
 use crate::literals::{Literal, LiteralIndex};
 use assign::{Found, Pending};
-use rules::{Judgement, Recognizer, Rule, RuleTable};
+use rules::{Judgement, Prefilter, Recognizer, Rule, RuleTable};
 
 /// Redactions per kind (the rule id), e.g. `{"github-pat": 2}`.
 pub type RedactionCounts = BTreeMap<String, u64>;
@@ -182,6 +182,8 @@ pub struct Redactor {
     keywords: LiteralIndex,
     /// For each keyword (literal index of `keywords`), the rules it triggers.
     keyword_rules: Vec<Cow<'static, [u16]>>,
+    /// The rules that run where a snowflake token stands (`Prefilter::SnowflakeToken`).
+    shape_rules: Cow<'static, [u16]>,
 }
 
 /// Bytes handed to the scanner at once when streaming (then cut back to a line boundary).
@@ -202,6 +204,7 @@ impl Redactor {
                 .iter()
                 .map(|&(_, rules)| Cow::Borrowed(rules))
                 .collect(),
+            shape_rules: Cow::Borrowed(rules::BUILTIN_SHAPE_RULES),
         })
     }
 
@@ -216,6 +219,33 @@ impl Redactor {
 
     fn rule(&self, index: u16) -> &Rule {
         &self.table().rules[usize::from(index)]
+    }
+
+    /// The rules a hit of `scan` triggers: a keyword's, or past the keywords the shape
+    /// prefilter's (see [`Redactor::hits`]).
+    fn triggered_by(&self, hit: usize) -> &[u16] {
+        self.keyword_rules
+            .get(hit)
+            .map_or(&self.shape_rules, |rules| rules)
+    }
+
+    /// The keyword occurrences in `text` and, when a rule runs at the shape prefilter, the
+    /// snowflake tokens (as hit `keyword_rules.len()`), in order of position.
+    fn hits<'t>(&'t self, text: &'t [u8]) -> impl Iterator<Item = (usize, usize)> + 't {
+        let shape_hit = self.keyword_rules.len();
+        let mut keywords = self.keywords.find_iter(text).peekable();
+        let mut tokens = (!self.shape_rules.is_empty())
+            .then(|| snowflake_tokens(text))
+            .into_iter()
+            .flatten()
+            .peekable();
+        std::iter::from_fn(move || match (keywords.peek(), tokens.peek()) {
+            (Some(&(_, keyword)), Some(&token)) if token < keyword => {
+                tokens.next().map(|at| (shape_hit, at))
+            }
+            (Some(_), _) => keywords.next(),
+            (None, _) => tokens.next().map(|at| (shape_hit, at)),
+        })
     }
 
     /// Compiles a rule table in the format of `assets/redact/rules.toml`; `origin` names it
@@ -235,7 +265,14 @@ impl Redactor {
                 .map(|keyword| Literal::plain(keyword.as_bytes()))
                 .collect(),
         );
+        let shape_rules = spec::shape_rules(
+            table
+                .rules
+                .iter()
+                .map(|rule| rule.prefilter.map(|_| rule.id.as_str())),
+        );
         Redactor {
+            shape_rules: Cow::Owned(shape_rules),
             rule_count: table.rules.len(),
             table: OnceLock::from(table),
             keywords,
@@ -500,7 +537,7 @@ impl<'r> Scanner<'r> {
         let redactor = self.redactor;
         let mut written = start;
         let mut line: Option<(usize, usize)> = None;
-        for (keyword, at) in redactor.keywords.find_iter(&text[start..]) {
+        for (keyword, at) in redactor.hits(&text[start..]) {
             let at = start + at;
             match line {
                 Some((_, line_end)) if at < line_end => {}
@@ -520,7 +557,7 @@ impl<'r> Scanner<'r> {
                     self.keyword_starts.clear();
                 }
             }
-            for &rule in redactor.keyword_rules[keyword].iter() {
+            for &rule in redactor.triggered_by(keyword) {
                 self.keyword_starts.push((rule, at));
                 let seen = &mut self.rule_seen[usize::from(rule)];
                 if *seen != self.line_number {
@@ -1495,6 +1532,9 @@ impl Redactor {
         }
         // A run like `abcdefghij` is typed, not generated: documentation fills a format's
         // shape with the alphabet (`AIzaSyabcdefghijklmnopqrstuvwxyz1234567`).
+        if rule.prefilter == Some(Prefilter::SnowflakeToken) && !is_snowflake_token(secret) {
+            return false;
+        }
         if self.table().placeholders.is_match(secret)
             || assign::is_masked_or_templated(secret)
             || rule.allow.is_match(secret)
@@ -1536,6 +1576,66 @@ impl Redactor {
                 .iter()
                 .any(|reject| reject.is_match(whole))
     }
+}
+
+/// The parts of a snowflake token: the id in base64 (17 to 20 digits), a timestamp, an HMAC.
+const SNOWFLAKE_ID_PART: std::ops::RangeInclusive<usize> = 23..=27;
+const SNOWFLAKE_TIME_PART: usize = 6;
+const SNOWFLAKE_HMAC_PART: std::ops::RangeInclusive<usize> = 27..=38;
+const SNOWFLAKE_ID_DIGITS: std::ops::RangeInclusive<usize> = 17..=20;
+
+fn is_base64url(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
+}
+
+/// Whether `token` is a snowflake token whole: `id.time.hmac` in base64url, the id part the
+/// base64 of a decimal id (Discord's documented bot token; nothing made up decodes to digits).
+fn is_snowflake_token(token: &[u8]) -> bool {
+    let mut parts = token.split(|&b| b == b'.');
+    let (Some(id), Some(time), Some(hmac), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let all_base64url = |part: &[u8]| part.iter().all(|&b| is_base64url(b));
+    SNOWFLAKE_ID_PART.contains(&id.len())
+        && time.len() == SNOWFLAKE_TIME_PART
+        && SNOWFLAKE_HMAC_PART.contains(&hmac.len())
+        && all_base64url(id)
+        && all_base64url(time)
+        && all_base64url(hmac)
+        && decode_base64(id).is_some_and(|digits| {
+            SNOWFLAKE_ID_DIGITS.contains(&digits.len())
+                && digits[0] != b'0'
+                && digits.iter().all(u8::is_ascii_digit)
+        })
+}
+
+/// Where the snowflake tokens of `text` start. The prefilter looks at each dot only: a token's
+/// time part is six characters between two dots, which most dots (sentences, paths, calls)
+/// fail at once.
+fn snowflake_tokens(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr_iter(b'.', text).filter_map(move |dot| {
+        let time_end = dot + 1 + SNOWFLAKE_TIME_PART;
+        if text.get(time_end) != Some(&b'.')
+            || !text[dot + 1..time_end].iter().all(|&b| is_base64url(b))
+        {
+            return None;
+        }
+        let id_len = text[..dot]
+            .iter()
+            .rev()
+            .take(*SNOWFLAKE_ID_PART.end() + 1)
+            .take_while(|&&b| is_base64url(b))
+            .count();
+        let start = dot - id_len;
+        let hmac_len = text[time_end + 1..]
+            .iter()
+            .take(*SNOWFLAKE_HMAC_PART.end() + 1)
+            .take_while(|&&b| is_base64url(b))
+            .count();
+        is_snowflake_token(&text[start..time_end + 1 + hmac_len]).then_some(start)
+    })
 }
 
 /// `secret` without the quotes around it, when a rule's match includes them (`'…'`).

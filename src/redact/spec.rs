@@ -103,6 +103,21 @@ pub struct RuleSpec {
     /// (`[assignment]`): a word, a default or a placeholder (`postgres://user:password@…`,
     /// `amqp://guest:guest@…`) is none.
     pub judged_as: Option<String>,
+    /// `"snowflake-token"`: the rule runs where a token of that shape stands (see
+    /// `Prefilter::SnowflakeToken`) instead of at keywords: a token whose format has no
+    /// literal prefix to look for (a Discord bot token), found by its documented structure.
+    pub prefilter: Option<String>,
+}
+
+/// The rules (indexes) that run at a shape prefilter rather than at keywords. Shared by
+/// `build.rs` (the built-in table) and `Redactor::from_table` (a user's table).
+pub fn shape_rules<'a>(prefilters: impl IntoIterator<Item = Option<&'a str>>) -> Vec<u16> {
+    prefilters
+        .into_iter()
+        .enumerate()
+        .filter(|(_, prefilter)| prefilter.is_some())
+        .map(|(index, _)| u16::try_from(index).unwrap_or(u16::MAX))
+        .collect()
 }
 
 /// The keyword prefilter of a rule table: every keyword once (ASCII-lowercased, in order of

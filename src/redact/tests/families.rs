@@ -1117,6 +1117,13 @@ const LEAKS: &[(&str, &[&str])] = &[
             "curl -H \"Authorization: Bot «M{a25}.G{a5}.{u27}»\" https://discord.com/api/v10/users/@me",
             "Authorization: SSWS «00{u40}»",
             "modal token set --token-id «ak-{a22}» --token-secret «as-{a22}»",
+            // Discord bot tokens known by their structure alone, wherever they stand.
+            "BOT={snowflake}.{u6}.{u38}\nexport SECRET=«{snowflake}.{u6}.{u38}»",
+            "{\"guild\": \"{d18}\", \"credentials\": \"«{snowflake}.{u6}.{u27}»\"}",
+            "here is the bot's: «{snowflake}.{u6}.{u38}», it has admin rights",
+            "2026-11-30 12:00:01 INFO connecting with «{snowflake}.{u6}.{u38}»",
+            "config = {'guild': {d18}, 'auth': '«{snowflake}.{u6}.{u38}»'}",
+            "«{snowflake}.{u6}.{u32}»",
         ],
     ),
     (
@@ -1370,6 +1377,18 @@ const LEAKS: &[(&str, &[&str])] = &[
 
 /// (family, templates that must come out unchanged)
 const LOOK_ALIKES: &[(&str, &[&str])] = &[
+    (
+        "three dotted parts that are no snowflake token",
+        &[
+            "the bundle main.{a24}.{u6}.{u38} was rebuilt",
+            "NetworkManagerConfiguration.reload.configurationFromDefaultPath",
+            "eyJhbGciOiJIUzI1NiJ9.{u6}.{u38} is the shape of a test token",
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4.abcdef.ghijklmnopqrstuvwxyzABCDEFGHIJKL",
+            "{snowflake}.{u6}.{u12} is too short to be signed",
+            "user-{snowflake}.{u6}.{u38} names a cache entry",
+            "see https://{l24}.{l6}.{l30}.example.com/",
+        ],
+    ),
     (
         "Dockerfile, installer and flag lines without secrets",
         &[
