@@ -617,6 +617,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "OKTA_DOMAIN=dev-123456.okta.com",
     ),
     (
+        "okta-api-token-near-name",
+        "okta login --org https://dev-123456.okta.com --api-token «00{u40}»",
+        "the Okta group id is 00g{l17} and its app 00{d40}",
+    ),
+    (
         "ngrok-authtoken",
         "NGROK_AUTHTOKEN=«2{a26}_{a21}»",
         "NGROK_REGION=eu",

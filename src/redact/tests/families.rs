@@ -1124,6 +1124,8 @@ const LEAKS: &[(&str, &[&str])] = &[
             "2026-11-30 12:00:01 INFO connecting with «{snowflake}.{u6}.{u38}»",
             "config = {'guild': {d18}, 'auth': '«{snowflake}.{u6}.{u38}»'}",
             "«{snowflake}.{u6}.{u32}»",
+            "the Okta token for the dev org is «00{u40}», it expires Friday",
+            "OKTA_ORG_URL=https://dev-{d6}.okta.com  # admin token «00{u40}»",
         ],
     ),
     (
