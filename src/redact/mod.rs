@@ -695,19 +695,32 @@ impl<'r> Scanner<'r> {
     /// back to the escaped bytes it came from. A span of the line's own scan that overlaps one
     /// becomes one span with it, as wide as both, so neither leaves a piece of the other.
     fn add_escaped_secrets(&mut self, content: &[u8], line_start: usize) {
-        let keywords = self.keyword_starts.iter().map(|&(_, at)| at - line_start);
-        for string in escaped::escaped_strings(content) {
-            if !keywords
-                .clone()
-                .any(|at| string.start <= at && at < string.end)
-            {
-                continue;
-            }
-            // The decoded text is the string as its writer meant it: what the line's own scan
-            // found inside it (a value read on past a `\n`, a quote or the string's end) gives
-            // way. A value starting at the string's start is kept: a key outside named it.
-            self.spans
-                .retain(|span| !(string.start < span.start && span.start < string.end));
+        // Keyword occurrences are in order of position, as are the strings.
+        let mut keywords = self
+            .keyword_starts
+            .iter()
+            .map(|&(_, at)| at - line_start)
+            .peekable();
+        let strings: Vec<Range<usize>> = escaped::escaped_strings(content)
+            .into_iter()
+            .filter(|string| {
+                while keywords.next_if(|&at| at < string.start).is_some() {}
+                keywords.peek().is_some_and(|&at| at < string.end)
+            })
+            .collect();
+        if strings.is_empty() {
+            return;
+        }
+        // The decoded text is the string as its writer meant it: what the line's own scan
+        // found inside it (a value read on past a `\n`, a quote or the string's end) gives
+        // way. A value starting at the string's start is kept: a key outside named it.
+        let inside = |at: usize| {
+            let next = strings.partition_point(|string| string.end <= at);
+            strings.get(next).is_some_and(|string| string.start < at)
+        };
+        self.spans.retain(|span| !inside(span.start));
+        let mut found = Vec::new();
+        for string in &strings {
             let decoded = escaped::decode(&content[string.clone()]);
             let mut inner = Scanner::with_anchoring(self.redactor, self.anchoring);
             inner.escape_depth = self.escape_depth + 1;
@@ -715,25 +728,24 @@ impl<'r> Scanner<'r> {
             // Only where the secrets are matters here; the sink cannot fail.
             let _ = inner.process(&decoded.text, &mut io::sink());
             let _ = inner.finish(&mut io::sink());
-            for (found, rule) in inner.replacements.take().unwrap_or_default() {
-                let source = decoded.source(found);
-                if source.is_empty() {
-                    continue;
-                }
-                merge_span(
-                    &mut self.spans,
-                    Span {
+            for (secret, rule) in inner.replacements.take().unwrap_or_default() {
+                let source = decoded.source(secret);
+                if !source.is_empty() {
+                    found.push(Span {
                         start: string.start + source.start,
                         end: string.start + source.end,
                         rule,
                         opens_block: false,
                         counted_apart: true,
-                    },
-                );
+                    });
+                }
             }
             for (kind, count) in inner.counts {
                 *self.counts.entry(kind).or_default() += count;
             }
+        }
+        for span in found {
+            merge_span(&mut self.spans, span);
         }
     }
 

@@ -1963,3 +1963,29 @@ fn a_one_word_password_is_redacted_but_a_label_naming_it_is_not() {
         assert_eq!(redactor.redact(label).text, label);
     }
 }
+
+#[test]
+fn masks_and_markers_anywhere_in_a_value_make_it_no_secret_but_their_look_alikes_do_not() {
+    for masked in [
+        "sk-****abcd",
+        "abc...xyz",
+        "ghp_…",
+        "••••••",
+        "pa###word",
+        "xxxx-xxxx",
+        "AKIAXXXXXXXX",
+        "[REDACTED:github-pat]",
+        "<Redacted>",
+        "pre[redacted]post",
+    ] {
+        assert!(
+            assign::is_masked_or_templated(masked.as_bytes()),
+            "{masked}"
+        );
+    }
+    let (random, _) = expand("{a8}@***26{a4}Xxxx{a4}.{a4}[red{a4}", "none", 77);
+    assert!(
+        !assign::is_masked_or_templated(random.as_bytes()),
+        "{random}"
+    );
+}
