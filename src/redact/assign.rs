@@ -2564,12 +2564,18 @@ fn template_opens(value: &[u8], opener: &[u8], starts_content: impl Fn(u8) -> bo
         _ => b"}",
     };
     // A command substitution holds blanks (`$(openssl rand -base64 32)`): a value cut at the
-    // first one has no `)`, yet is the command's start.
+    // first one has no `)`, yet is the command's start, a command's name to the value's end
+    // (`$(CkXD` in a password is none).
     let closer_may_follow = opener == b"$(";
+    let is_command_name = |rest: &[u8]| {
+        rest.iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-.".contains(&b))
+    };
     memchr::memmem::find_iter(value, opener).any(|at| {
         let content = at + opener.len();
         value.get(content).is_some_and(|&next| starts_content(next))
-            && (closer_may_follow || contains_bytes(&value[content..], closer))
+            && (contains_bytes(&value[content..], closer)
+                || (closer_may_follow && is_command_name(&value[content..])))
     })
 }
 

@@ -122,7 +122,9 @@ pub fn shape_rules<'a>(prefilters: impl IntoIterator<Item = Option<&'a str>>) ->
 
 /// The keyword prefilter of a rule table: every keyword once (ASCII-lowercased, in order of
 /// first use) with the indexes of the rules it triggers. Shared by `build.rs` (the built-in
-/// table) and `Redactor::from_table` (a user's table).
+/// table) and `Redactor::from_table` (a user's table). A keyword holding `/` is also looked
+/// for as JSON may write it, each `/` escaped (`:\/\/`, PHP's `json_encode`): the line is then
+/// scanned, and the string holding it is redacted decoded.
 pub fn keyword_table<'a>(
     rule_keywords: impl IntoIterator<Item = &'a [String]>,
 ) -> Vec<(String, Vec<u16>)> {
@@ -130,7 +132,12 @@ pub fn keyword_table<'a>(
     for (index, keywords) in rule_keywords.into_iter().enumerate() {
         // Rule tables are capped at u16::MAX rules when parsed.
         let index = u16::try_from(index).unwrap_or(u16::MAX);
-        for keyword in keywords {
+        let escaped_solidus = keywords
+            .iter()
+            .filter(|keyword| keyword.contains('/'))
+            .map(|keyword| keyword.replace('/', "\\/"));
+        let keywords: Vec<String> = keywords.iter().cloned().chain(escaped_solidus).collect();
+        for keyword in &keywords {
             let keyword = keyword.to_ascii_lowercase();
             match table.iter_mut().find(|(k, _)| *k == keyword) {
                 Some((_, rules)) if !rules.contains(&index) => rules.push(index),

@@ -562,6 +562,9 @@ const LEAKS: &[(&str, &[&str])] = &[
             "--password '«{p16}»'",
             "sshpass -p «'{p16}'» ssh root@10.0.0.5",
             "curl -u «'admin:{p16}'» https://api.internal",
+            // `$(` in a quoted password opens no command: no command's name follows.
+            "curl -u «'admin:{a6}$(Kq{a5}'» https://api.internal",
+            "DB_PASSWORD='«{a5}$(Zt{a4}»'",
             "docker run -e POSTGRES_PASSWORD='«{p16}»' postgres:16",
             "      POSTGRES_PASSWORD: \"«{p16}»\"",
             "ansible_password: \"«{p16}»\"",
@@ -2309,17 +2312,26 @@ const TRANSCRIPT_TEXT: Layer = (
 );
 const COMMAND_OUTPUT: Layer = (r#"{"stdout":"","stderr":"","exit_code":0}"#, "/stdout");
 
+/// How a layer's JSON is written: compact, or with each `/` escaped as PHP's `json_encode`
+/// writes it.
+#[derive(Clone, Copy, PartialEq)]
+enum Solidus {
+    Plain,
+    Escaped,
+}
+
 /// The ways a text travels in escaped strings, outermost layer first: a tool result, a chat
-/// message after a prompt line, and a transcript line holding a tool's JSON output (escaped
-/// twice).
-const ESCAPED_LAYERS: &[(&str, &[Layer])] = &[
-    ("", &[TOOL_RESULT]),
-    ("$ cat config\n", &[CHAT_TOOL_MESSAGE]),
-    ("", &[TRANSCRIPT_TEXT, COMMAND_OUTPUT]),
+/// message after a prompt line, a transcript line holding a tool's JSON output (escaped
+/// twice), and a PHP service's JSON.
+const ESCAPED_LAYERS: &[(&str, &[Layer], Solidus)] = &[
+    ("", &[TOOL_RESULT], Solidus::Plain),
+    ("$ cat config\n", &[CHAT_TOOL_MESSAGE], Solidus::Plain),
+    ("", &[TRANSCRIPT_TEXT, COMMAND_OUTPUT], Solidus::Plain),
+    ("", &[COMMAND_OUTPUT], Solidus::Escaped),
 ];
 
-/// `text` put into the string of each layer, innermost first: one compact JSON line.
-fn wrap(text: &str, layers: &[Layer]) -> String {
+/// `text` put into the string of each layer, innermost first: one JSON line.
+fn wrap(text: &str, layers: &[Layer], solidus: Solidus) -> String {
     layers
         .iter()
         .rev()
@@ -2327,7 +2339,11 @@ fn wrap(text: &str, layers: &[Layer]) -> String {
             let mut value: serde_json::Value =
                 serde_json::from_str(document).expect("a layer is JSON");
             *value.pointer_mut(pointer).expect("the layer's string") = inner.into();
-            value.to_string()
+            match solidus {
+                Solidus::Plain => value.to_string(),
+                // Outside its strings JSON holds no `/`.
+                Solidus::Escaped => value.to_string().replace('/', "\\/"),
+            }
         })
 }
 
@@ -2349,34 +2365,39 @@ fn multi_line(templates: impl IntoIterator<Item = &'static str>) -> Vec<&'static
         .collect()
 }
 
-#[test]
-fn every_multi_line_leak_is_redacted_whole_inside_escaped_strings_too() {
-    let leaks = multi_line(
-        LEAKS
-            .iter()
-            .flat_map(|(_, templates)| templates.iter().copied())
-            .chain(super::ASSIGNMENT_LEAKS.iter().copied())
-            .chain(super::CASES.iter().map(|&(_, leak, _)| leak)),
-    );
-    assert!(leaks.len() >= 20, "{} multi-line leaks", leaks.len());
+/// Every leak template of the tuning cases.
+fn all_leaks() -> impl Iterator<Item = &'static str> {
+    LEAKS
+        .iter()
+        .flat_map(|(_, templates)| templates.iter().copied())
+        .chain(super::ASSIGNMENT_LEAKS.iter().copied())
+        .chain(super::CASES.iter().map(|&(_, leak, _)| leak))
+}
+
+/// The ways each template's secrets, caught in the plain text, leak when its text travels in
+/// `layers`: a piece of a secret left, the JSON broken, a byte outside the secrets changed.
+/// (Whether the plain text leaks is the plain families' test.)
+fn escaped_leaks(templates: &[&str], layers: &[(&str, &[Layer], Solidus)]) -> Vec<String> {
     let mut failures = Vec::new();
-    for (index, template) in leaks.iter().enumerate() {
+    for (index, template) in templates.iter().enumerate() {
         for draw in 0..DRAWS {
             let (text, secrets) = expand_spans(template, 9900 + index as u64 + draw * 100_000);
-            for &(prompt, layers) in ESCAPED_LAYERS {
-                let line = wrap(&format!("{prompt}{text}"), layers);
+            for &(prompt, layers, solidus) in layers {
+                let plain = redactor().redact(&format!("{prompt}{text}")).text;
+                let line = wrap(&format!("{prompt}{text}"), layers, solidus);
                 let output = redactor().redact(&line).text;
                 let Some(inside) = unwrap(&output, layers) else {
                     failures.push(format!("  no longer JSON: {output}"));
                     continue;
                 };
-                for secret in &secrets {
+                let caught_plain = |secret: &str| leaked_piece(&plain, secret).is_none();
+                for secret in secrets.iter().filter(|secret| caught_plain(secret)) {
                     if let Some(piece) = leaked_piece(&inside, secret) {
                         failures.push(format!("  `{piece}` left in {output}"));
                     }
                 }
                 // Nothing but the text changed, and the text only where it was redacted.
-                if wrap(&inside, layers) != output {
+                if wrap(&inside, layers, solidus) != output {
                     failures.push(format!("  the layers changed in {output}"));
                 }
                 let kept = |part: &str| !part.contains('{') && !part.contains('«');
@@ -2390,6 +2411,25 @@ fn every_multi_line_leak_is_redacted_whole_inside_escaped_strings_too() {
             }
         }
     }
+    failures
+}
+
+#[test]
+fn every_multi_line_leak_is_redacted_whole_inside_escaped_strings_too() {
+    let leaks = multi_line(all_leaks());
+    assert!(leaks.len() >= 20, "{} multi-line leaks", leaks.len());
+    let failures = escaped_leaks(&leaks, ESCAPED_LAYERS);
+    assert!(failures.is_empty(), "leaks:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_leak_holding_a_slash_is_redacted_whole_where_json_escapes_slashes() {
+    let leaks: Vec<&str> = all_leaks()
+        .filter(|template| template.contains('/'))
+        .collect();
+    assert!(leaks.len() >= 50, "{} leaks hold a `/`", leaks.len());
+    let escaped = [("", &[COMMAND_OUTPUT][..], Solidus::Escaped)];
+    let failures = escaped_leaks(&leaks, &escaped);
     assert!(failures.is_empty(), "leaks:\n{}", failures.join("\n"));
 }
 
@@ -2411,8 +2451,8 @@ fn every_multi_line_look_alike_stays_inside_escaped_strings_too() {
     for (index, template) in look_alikes.iter().enumerate() {
         for draw in 0..DRAWS {
             let (text, _) = expand(template, "none", 9950 + index as u64 + draw * 100_000);
-            for &(prompt, layers) in ESCAPED_LAYERS {
-                let line = wrap(&format!("{prompt}{text}"), layers);
+            for &(prompt, layers, solidus) in ESCAPED_LAYERS {
+                let line = wrap(&format!("{prompt}{text}"), layers, solidus);
                 let output = redactor().redact(&line).text;
                 if output != line {
                     failures.push(format!("  {line}\n    became {output}"));
