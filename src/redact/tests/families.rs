@@ -1383,6 +1383,10 @@ const LEAKS: &[(&str, &[&str])] = &[
 /// (family, templates that must come out unchanged)
 const LOOK_ALIKES: &[(&str, &[&str])] = &[
     (
+        "a name holding the letters of a provider's word, no mention of it",
+        &["const lookTarget = \"00{u40}\";"],
+    ),
+    (
         "three dotted parts that are no snowflake token",
         &[
             "the bundle main.{a24}.{u6}.{u38} was rebuilt",
