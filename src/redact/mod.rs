@@ -234,17 +234,23 @@ impl Redactor {
     fn hits<'t>(&'t self, text: &'t [u8]) -> impl Iterator<Item = (usize, usize)> + 't {
         let shape_hit = self.keyword_rules.len();
         let mut keywords = self.keywords.find_iter(text).peekable();
-        let mut tokens = (!self.shape_rules.is_empty())
-            .then(|| snowflake_tokens(text))
-            .into_iter()
-            .flatten()
-            .peekable();
-        std::iter::from_fn(move || match (keywords.peek(), tokens.peek()) {
-            (Some(&(_, keyword)), Some(&token)) if token < keyword => {
-                tokens.next().map(|at| (shape_hit, at))
+        let mut tokens = SnowflakeTokens {
+            text,
+            dots_from: if self.shape_rules.is_empty() {
+                text.len()
+            } else {
+                0
+            },
+        };
+        std::iter::from_fn(move || {
+            // Tokens are looked for only up to the next keyword: `scan` restarts after each
+            // value read on the next lines, and a search to the end of the text each time
+            // would read the rest of a dense text once per secret.
+            let keyword = keywords.peek().map(|&(_, at)| at);
+            match tokens.next_before(keyword.unwrap_or(text.len())) {
+                Some(at) => Some((shape_hit, at)),
+                None => keywords.next(),
             }
-            (Some(_), _) => keywords.next(),
-            (None, _) => tokens.next().map(|at| (shape_hit, at)),
         })
     }
 
@@ -1623,31 +1629,56 @@ fn is_snowflake_token(token: &[u8]) -> bool {
         })
 }
 
-/// Where the snowflake tokens of `text` start. The prefilter looks at each dot only: a token's
-/// time part is six characters between two dots, which most dots (sentences, paths, calls)
-/// fail at once.
-fn snowflake_tokens(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memchr_iter(b'.', text).filter_map(move |dot| {
-        let time_end = dot + 1 + SNOWFLAKE_TIME_PART;
-        if text.get(time_end) != Some(&b'.')
-            || !text[dot + 1..time_end].iter().all(|&b| is_base64url(b))
-        {
-            return None;
+/// The snowflake tokens of a text, in order, looked for only as far as asked. The prefilter
+/// looks at each dot only: a token's time part is six characters between two dots, which most
+/// dots (sentences, paths, calls) fail at once.
+struct SnowflakeTokens<'t> {
+    text: &'t [u8],
+    /// Dots before this were looked at.
+    dots_from: usize,
+}
+
+impl SnowflakeTokens<'_> {
+    /// Where the next token starts, if its dot comes before `limit` (so the token starts before
+    /// it too).
+    fn next_before(&mut self, limit: usize) -> Option<usize> {
+        let limit = limit.min(self.text.len());
+        while self.dots_from < limit {
+            let Some(dot) = memchr::memchr(b'.', &self.text[self.dots_from..limit]) else {
+                self.dots_from = limit;
+                return None;
+            };
+            let dot = self.dots_from + dot;
+            self.dots_from = dot + 1;
+            if let Some(start) = snowflake_token_at(self.text, dot) {
+                return Some(start);
+            }
         }
-        let id_len = text[..dot]
-            .iter()
-            .rev()
-            .take(*SNOWFLAKE_ID_PART.end() + 1)
-            .take_while(|&&b| is_base64url(b))
-            .count();
-        let start = dot - id_len;
-        let hmac_len = text[time_end + 1..]
-            .iter()
-            .take(*SNOWFLAKE_HMAC_PART.end() + 1)
-            .take_while(|&&b| is_base64url(b))
-            .count();
-        is_snowflake_token(&text[start..time_end + 1 + hmac_len]).then_some(start)
-    })
+        None
+    }
+}
+
+/// Where the snowflake token whose first dot is at `dot` starts, if one is there.
+fn snowflake_token_at(text: &[u8], dot: usize) -> Option<usize> {
+    let time_end = dot + 1 + SNOWFLAKE_TIME_PART;
+    if text.get(time_end) != Some(&b'.')
+        || !text[dot + 1..time_end].iter().all(|&b| is_base64url(b))
+    {
+        return None;
+    }
+    let id_len = text[..dot]
+        .iter()
+        .rev()
+        .take(*SNOWFLAKE_ID_PART.end() + 1)
+        .take_while(|&&b| is_base64url(b))
+        .count();
+    let start = dot - id_len;
+    let hmac_len = text[time_end + 1..]
+        .iter()
+        .take(*SNOWFLAKE_HMAC_PART.end() + 1)
+        .take_while(|&&b| is_base64url(b))
+        .count();
+    is_snowflake_token(&text[start..time_end + 1 + hmac_len]).then_some(start)
 }
 
 /// `secret` without the quotes around it, when a rule's match includes them (`'…'`).

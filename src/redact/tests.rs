@@ -1989,3 +1989,30 @@ fn masks_and_markers_anywhere_in_a_value_make_it_no_secret_but_their_look_alikes
         "{random}"
     );
 }
+
+#[test]
+fn snowflake_tokens_come_in_order_with_the_keywords_and_each_is_found_once() {
+    let (first, _) = expand("{snowflake}.{u6}.{u38}", "none", 78);
+    let (second, _) = expand("{snowflake}.{u6}.{u30}", "none", 79);
+    let text = format!("password one.two {first}, and then\ntoken x.y.z {second} done. password");
+    let redactor = redactor();
+    let hits: Vec<(usize, usize)> = redactor.hits(text.as_bytes()).collect();
+    let positions: Vec<usize> = hits.iter().map(|&(_, at)| at).collect();
+    assert!(positions.is_sorted(), "{hits:?}");
+    let tokens: Vec<usize> = hits
+        .iter()
+        .filter(|&&(hit, _)| hit == redactor.keyword_rules.len())
+        .map(|&(_, at)| at)
+        .collect();
+    assert_eq!(
+        tokens,
+        [
+            text.find(first.as_str()).unwrap(),
+            text.find(second.as_str()).unwrap()
+        ]
+    );
+    assert!(
+        hits.len() > tokens.len(),
+        "the keywords are there too: {hits:?}"
+    );
+}
