@@ -2430,9 +2430,32 @@ fn looks_like_code(value: &[u8]) -> bool {
 
 /// Masks and templates: `${VAR}`, `{{ secrets.X }}`, `$(cmd)`, `<password>`, `[PASSWORD]`,
 /// `%s`, `****`, `xxxx`, `…`, and redaction markers (this redactor's own included).
+/// Whether a mask or a redaction marker stands somewhere in `value`. A mask is a run of mask
+/// characters (`****`, `sk-****abcd`; `@***26` inside a password is none), an ellipsis, `###`,
+/// or `xxxx` in one case (`Xxxx` is four letters of a token); a marker is `[redacted…` or
+/// `<redacted…` in any case. One pass that looks further only at a byte that can start one:
+/// values are judged at every keyword of a dense text.
+fn holds_a_mask(value: &[u8]) -> bool {
+    const MARKER_WORD: &[u8] = b"redacted";
+    (0..value.len()).any(|at| {
+        let rest = &value[at..];
+        match rest[0] {
+            b'*' => rest.starts_with(b"****"),
+            b'.' => rest.starts_with(b"..."),
+            b'#' => rest.starts_with(b"###"),
+            b'x' => rest.starts_with(b"xxxx"),
+            b'X' => rest.starts_with(b"XXXX"),
+            // The first byte of `…` and of `•`.
+            0xE2 => rest.starts_with("…".as_bytes()) || rest.starts_with("•".as_bytes()),
+            b'[' | b'<' => rest
+                .get(1..=MARKER_WORD.len())
+                .is_some_and(|word| word.eq_ignore_ascii_case(MARKER_WORD)),
+            _ => false,
+        }
+    })
+}
+
 pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
-    let contains = |needle: &[u8]| contains_bytes(value, needle);
-    let lower = value.to_ascii_lowercase();
     // `<password>`, `[PASSWORD]`, `{token}`, `%DB_PASS%`: a name in brackets, not random
     // symbols that happen to start and end with them (`<<ar7;7mc#=q>`).
     let wrapped = |open: u8, close: u8| {
@@ -2450,18 +2473,8 @@ pub(crate) fn is_masked_or_templated(value: &[u8]) -> bool {
     }) || template_opens(value, b"$(", |b| b.is_ascii_alphabetic() || b == b'_')
         || python_format_field(value)
         || template_opens(value, b"<%", |b| b" =-#".contains(&b))
-        // A mask is a run of them (`****`, `sk-****abcd`); `@***26` inside a password is not.
-        || contains(b"****")
         || value == b"***"
-        || contains(b"...")
-        || contains("…".as_bytes())
-        || contains("•".as_bytes())
-        || contains(b"###")
-        // A mask is written in one case (`xxxx`, `XXXX`); `Xxxx` is four letters of a token.
-        || contains(b"xxxx")
-        || contains(b"XXXX")
-        || contains_bytes(&lower, b"[redacted")
-        || contains_bytes(&lower, b"<redacted")
+        || holds_a_mask(value)
         || wrapped(b'<', b'>')
         || wrapped(b'[', b']')
         || wrapped(b'{', b'}')
@@ -2551,12 +2564,18 @@ fn template_opens(value: &[u8], opener: &[u8], starts_content: impl Fn(u8) -> bo
         _ => b"}",
     };
     // A command substitution holds blanks (`$(openssl rand -base64 32)`): a value cut at the
-    // first one has no `)`, yet is the command's start.
+    // first one has no `)`, yet is the command's start, a command's name to the value's end
+    // (`$(CkXD` in a password is none).
     let closer_may_follow = opener == b"$(";
+    let is_command_name = |rest: &[u8]| {
+        rest.iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-.".contains(&b))
+    };
     memchr::memmem::find_iter(value, opener).any(|at| {
         let content = at + opener.len();
         value.get(content).is_some_and(|&next| starts_content(next))
-            && (closer_may_follow || contains_bytes(&value[content..], closer))
+            && (contains_bytes(&value[content..], closer)
+                || (closer_may_follow && is_command_name(&value[content..])))
     })
 }
 

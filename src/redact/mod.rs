@@ -9,6 +9,7 @@
 //! work in bounded memory; a private key block spanning lines is followed across lines.
 
 mod assign;
+mod escaped;
 mod rules;
 mod spec;
 
@@ -24,7 +25,7 @@ use regex_automata::{Anchored, Input};
 use crate::error::Result;
 use crate::literals::{Literal, LiteralIndex};
 use assign::{Found, Pending};
-use rules::{Judgement, Recognizer, Rule, RuleTable};
+use rules::{Judgement, Prefilter, Recognizer, Rule, RuleTable};
 
 /// Redactions per kind (the rule id), e.g. `{"github-pat": 2}`.
 pub type RedactionCounts = BTreeMap<String, u64>;
@@ -181,6 +182,8 @@ pub struct Redactor {
     keywords: LiteralIndex,
     /// For each keyword (literal index of `keywords`), the rules it triggers.
     keyword_rules: Vec<Cow<'static, [u16]>>,
+    /// The rules that run where a snowflake token stands (`Prefilter::SnowflakeToken`).
+    shape_rules: Cow<'static, [u16]>,
 }
 
 /// Bytes handed to the scanner at once when streaming (then cut back to a line boundary).
@@ -201,6 +204,7 @@ impl Redactor {
                 .iter()
                 .map(|&(_, rules)| Cow::Borrowed(rules))
                 .collect(),
+            shape_rules: Cow::Borrowed(rules::BUILTIN_SHAPE_RULES),
         })
     }
 
@@ -215,6 +219,39 @@ impl Redactor {
 
     fn rule(&self, index: u16) -> &Rule {
         &self.table().rules[usize::from(index)]
+    }
+
+    /// The rules a hit of `scan` triggers: a keyword's, or past the keywords the shape
+    /// prefilter's (see [`Redactor::hits`]).
+    fn triggered_by(&self, hit: usize) -> &[u16] {
+        self.keyword_rules
+            .get(hit)
+            .map_or(&self.shape_rules, |rules| rules)
+    }
+
+    /// The keyword occurrences in `text` and, when a rule runs at the shape prefilter, the
+    /// snowflake tokens (as hit `keyword_rules.len()`), in order of position.
+    fn hits<'t>(&'t self, text: &'t [u8]) -> impl Iterator<Item = (usize, usize)> + 't {
+        let shape_hit = self.keyword_rules.len();
+        let mut keywords = self.keywords.find_iter(text).peekable();
+        let mut tokens = SnowflakeTokens {
+            text,
+            dots_from: if self.shape_rules.is_empty() {
+                text.len()
+            } else {
+                0
+            },
+        };
+        std::iter::from_fn(move || {
+            // Tokens are looked for only up to the next keyword: `scan` restarts after each
+            // value read on the next lines, and a search to the end of the text each time
+            // would read the rest of a dense text once per secret.
+            let keyword = keywords.peek().map(|&(_, at)| at);
+            match tokens.next_before(keyword.unwrap_or(text.len())) {
+                Some(at) => Some((shape_hit, at)),
+                None => keywords.next(),
+            }
+        })
     }
 
     /// Compiles a rule table in the format of `assets/redact/rules.toml`; `origin` names it
@@ -234,7 +271,14 @@ impl Redactor {
                 .map(|keyword| Literal::plain(keyword.as_bytes()))
                 .collect(),
         );
+        let shape_rules = spec::shape_rules(
+            table
+                .rules
+                .iter()
+                .map(|rule| rule.prefilter.map(|_| rule.id.as_str())),
+        );
         Redactor {
+            shape_rules: Cow::Owned(shape_rules),
             rule_count: table.rules.len(),
             table: OnceLock::from(table),
             keywords,
@@ -335,6 +379,33 @@ impl Redactor {
     }
 }
 
+/// Adds `span` to `spans` (in order, none overlapping another); spans it overlaps become one
+/// with it, named by the rule listed first, counted where the added span was.
+fn merge_span(spans: &mut Vec<Span>, span: Span) {
+    let first = spans.partition_point(|other| other.end <= span.start);
+    let last = first
+        + spans[first..]
+            .iter()
+            .take_while(|other| other.start < span.end)
+            .count();
+    if first == last {
+        spans.insert(first, span);
+        return;
+    }
+    let overlapped = &spans[first..last];
+    let merged = Span {
+        start: span.start.min(overlapped[0].start),
+        end: span.end.max(overlapped[overlapped.len() - 1].end),
+        rule: overlapped
+            .iter()
+            .map(|other| other.rule)
+            .fold(span.rule, u16::min),
+        opens_block: overlapped.iter().any(|other| other.opens_block),
+        counted_apart: span.counted_apart,
+    };
+    spans.splice(first..last, [merged]);
+}
+
 /// Where to cut an over-long line: after the last separator a secret would not contain, else
 /// at a UTF-8 character boundary.
 fn forced_cut(line: &[u8]) -> usize {
@@ -357,6 +428,8 @@ struct Span {
     rule: u16,
     /// The span opens a multi-line block that continues on the next lines.
     opens_block: bool,
+    /// The secret was counted where it was found: in the decoded text of an escaped string.
+    counted_apart: bool,
 }
 
 impl Span {
@@ -368,6 +441,7 @@ impl Span {
             end,
             rule,
             opens_block: false,
+            counted_apart: false,
         }
     }
 }
@@ -406,7 +480,14 @@ struct Scanner<'r> {
     candidates: Vec<Span>,
     spans: Vec<Span>,
     line_number: u64,
+    /// How many levels of string escaping the text given to `process` is inside (see
+    /// [`Scanner::add_escaped_secrets`]).
+    escape_depth: u8,
 }
+
+/// Strings inside strings are decoded this deep: a transcript line (one) holding a tool's JSON
+/// output (two) whose field holds a file (three).
+const MAX_ESCAPE_DEPTH: u8 = 3;
 
 impl<'r> Scanner<'r> {
     fn new(redactor: &'r Redactor) -> Self {
@@ -428,6 +509,7 @@ impl<'r> Scanner<'r> {
             candidates: Vec::new(),
             spans: Vec::new(),
             line_number: 0,
+            escape_depth: 0,
         }
     }
 
@@ -461,7 +543,7 @@ impl<'r> Scanner<'r> {
         let redactor = self.redactor;
         let mut written = start;
         let mut line: Option<(usize, usize)> = None;
-        for (keyword, at) in redactor.keywords.find_iter(&text[start..]) {
+        for (keyword, at) in redactor.hits(&text[start..]) {
             let at = start + at;
             match line {
                 Some((_, line_end)) if at < line_end => {}
@@ -481,7 +563,7 @@ impl<'r> Scanner<'r> {
                     self.keyword_starts.clear();
                 }
             }
-            for &rule in redactor.keyword_rules[keyword].iter() {
+            for &rule in redactor.triggered_by(keyword) {
                 self.keyword_starts.push((rule, at));
                 let seen = &mut self.rule_seen[usize::from(rule)];
                 if *seen != self.line_number {
@@ -523,6 +605,9 @@ impl<'r> Scanner<'r> {
             !span.opens_block
                 || !redactor.block_is_template(span.rule, &text[line_start + span.start..])
         });
+        if self.escape_depth < MAX_ESCAPE_DEPTH && memchr::memchr(b'\\', content).is_some() {
+            self.add_escaped_secrets(content, line_start);
+        }
         if self.spans.is_empty() {
             // A value that starts on the next line: scanning continues in `continue_value`.
             if self.pending_value.is_some() {
@@ -559,7 +644,9 @@ impl<'r> Scanner<'r> {
             output.write_all(&content[cursor..span.start])?;
             let id = &self.redactor.rule(span.rule).id;
             write!(output, "[REDACTED:{id}]")?;
-            self.count(span.rule);
+            if !span.counted_apart {
+                self.count(span.rule);
+            }
             cursor = span.end;
             if span.opens_block {
                 opened = Some((span.rule, line_start + span.start));
@@ -605,6 +692,66 @@ impl<'r> Scanner<'r> {
                 output.write_all(&line[cursor..])?;
                 Ok(self.pending_value.is_some())
             }
+        }
+    }
+
+    /// Adds to `self.spans` the secrets of the line's escaped strings that hold a keyword
+    /// (`"content": "db:\n  password: |\n    …"`): the string's decoded text is redacted as text
+    /// of its own, so a form that spans lines is followed there, and each secret found maps
+    /// back to the escaped bytes it came from. A span of the line's own scan that overlaps one
+    /// becomes one span with it, as wide as both, so neither leaves a piece of the other.
+    fn add_escaped_secrets(&mut self, content: &[u8], line_start: usize) {
+        // Keyword occurrences are in order of position, as are the strings.
+        let mut keywords = self
+            .keyword_starts
+            .iter()
+            .map(|&(_, at)| at - line_start)
+            .peekable();
+        let strings: Vec<Range<usize>> = escaped::escaped_strings(content)
+            .into_iter()
+            .filter(|string| {
+                while keywords.next_if(|&at| at < string.start).is_some() {}
+                keywords.peek().is_some_and(|&at| at < string.end)
+            })
+            .collect();
+        if strings.is_empty() {
+            return;
+        }
+        // The decoded text is the string as its writer meant it: what the line's own scan
+        // found inside it (a value read on past a `\n`, a quote or the string's end) gives
+        // way. A value starting at the string's start is kept: a key outside named it.
+        let inside = |at: usize| {
+            let next = strings.partition_point(|string| string.end <= at);
+            strings.get(next).is_some_and(|string| string.start < at)
+        };
+        self.spans.retain(|span| !inside(span.start));
+        let mut found = Vec::new();
+        for string in &strings {
+            let decoded = escaped::decode(&content[string.clone()]);
+            let mut inner = Scanner::with_anchoring(self.redactor, self.anchoring);
+            inner.escape_depth = self.escape_depth + 1;
+            inner.replacements = Some(Vec::new());
+            // Only where the secrets are matters here; the sink cannot fail.
+            let _ = inner.process(&decoded.text, &mut io::sink());
+            let _ = inner.finish(&mut io::sink());
+            for (secret, rule) in inner.replacements.take().unwrap_or_default() {
+                let source = decoded.source(secret);
+                if !source.is_empty() {
+                    found.push(Span {
+                        start: string.start + source.start,
+                        end: string.start + source.end,
+                        rule,
+                        opens_block: false,
+                        counted_apart: true,
+                    });
+                }
+            }
+            for (kind, count) in inner.counts {
+                *self.counts.entry(kind).or_default() += count;
+            }
+        }
+        for span in found {
+            merge_span(&mut self.spans, span);
         }
     }
 
@@ -1198,6 +1345,7 @@ impl<'r> Scanner<'r> {
                             end: run.end,
                             rule: rule_index,
                             opens_block: false,
+                            counted_apart: false,
                         });
                     }
                 }
@@ -1289,6 +1437,7 @@ impl<'r> Scanner<'r> {
                         end: content.len(),
                         rule: rule_index,
                         opens_block: true,
+                        counted_apart: false,
                     });
                 }
             }
@@ -1401,6 +1550,9 @@ impl Redactor {
         }
         // A run like `abcdefghij` is typed, not generated: documentation fills a format's
         // shape with the alphabet (`AIzaSyabcdefghijklmnopqrstuvwxyz1234567`).
+        if rule.prefilter == Some(Prefilter::SnowflakeToken) && !is_snowflake_token(secret) {
+            return false;
+        }
         if self.table().placeholders.is_match(secret)
             || assign::is_masked_or_templated(secret)
             || rule.allow.is_match(secret)
@@ -1442,6 +1594,91 @@ impl Redactor {
                 .iter()
                 .any(|reject| reject.is_match(whole))
     }
+}
+
+/// The parts of a snowflake token: the id in base64 (17 to 20 digits), a timestamp, an HMAC.
+const SNOWFLAKE_ID_PART: std::ops::RangeInclusive<usize> = 23..=27;
+const SNOWFLAKE_TIME_PART: usize = 6;
+const SNOWFLAKE_HMAC_PART: std::ops::RangeInclusive<usize> = 27..=38;
+const SNOWFLAKE_ID_DIGITS: std::ops::RangeInclusive<usize> = 17..=20;
+
+fn is_base64url(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
+}
+
+/// Whether `token` is a snowflake token whole: `id.time.hmac` in base64url, the id part the
+/// base64 of a decimal id (Discord's documented bot token; nothing made up decodes to digits).
+fn is_snowflake_token(token: &[u8]) -> bool {
+    let mut parts = token.split(|&b| b == b'.');
+    let (Some(id), Some(time), Some(hmac), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let all_base64url = |part: &[u8]| part.iter().all(|&b| is_base64url(b));
+    SNOWFLAKE_ID_PART.contains(&id.len())
+        && time.len() == SNOWFLAKE_TIME_PART
+        && SNOWFLAKE_HMAC_PART.contains(&hmac.len())
+        && all_base64url(id)
+        && all_base64url(time)
+        && all_base64url(hmac)
+        && decode_base64(id).is_some_and(|digits| {
+            SNOWFLAKE_ID_DIGITS.contains(&digits.len())
+                && digits[0] != b'0'
+                && digits.iter().all(u8::is_ascii_digit)
+        })
+}
+
+/// The snowflake tokens of a text, in order, looked for only as far as asked. The prefilter
+/// looks at each dot only: a token's time part is six characters between two dots, which most
+/// dots (sentences, paths, calls) fail at once.
+struct SnowflakeTokens<'t> {
+    text: &'t [u8],
+    /// Dots before this were looked at.
+    dots_from: usize,
+}
+
+impl SnowflakeTokens<'_> {
+    /// Where the next token starts, if its dot comes before `limit` (so the token starts before
+    /// it too).
+    fn next_before(&mut self, limit: usize) -> Option<usize> {
+        let limit = limit.min(self.text.len());
+        while self.dots_from < limit {
+            let Some(dot) = memchr::memchr(b'.', &self.text[self.dots_from..limit]) else {
+                self.dots_from = limit;
+                return None;
+            };
+            let dot = self.dots_from + dot;
+            self.dots_from = dot + 1;
+            if let Some(start) = snowflake_token_at(self.text, dot) {
+                return Some(start);
+            }
+        }
+        None
+    }
+}
+
+/// Where the snowflake token whose first dot is at `dot` starts, if one is there.
+fn snowflake_token_at(text: &[u8], dot: usize) -> Option<usize> {
+    let time_end = dot + 1 + SNOWFLAKE_TIME_PART;
+    if text.get(time_end) != Some(&b'.')
+        || !text[dot + 1..time_end].iter().all(|&b| is_base64url(b))
+    {
+        return None;
+    }
+    let id_len = text[..dot]
+        .iter()
+        .rev()
+        .take(*SNOWFLAKE_ID_PART.end() + 1)
+        .take_while(|&&b| is_base64url(b))
+        .count();
+    let start = dot - id_len;
+    let hmac_len = text[time_end + 1..]
+        .iter()
+        .take(*SNOWFLAKE_HMAC_PART.end() + 1)
+        .take_while(|&&b| is_base64url(b))
+        .count();
+    is_snowflake_token(&text[start..time_end + 1 + hmac_len]).then_some(start)
 }
 
 /// `secret` without the quotes around it, when a rule's match includes them (`'…'`).

@@ -74,6 +74,17 @@ pub(crate) struct Rule {
     pub anchored: OnceLock<Option<Anchored>>,
     /// How the assignment grammar must also judge the secret, if at all.
     pub judged_as: Option<Judgement>,
+    /// The shape the rule runs at instead of keywords, if any.
+    pub prefilter: Option<Prefilter>,
+}
+
+/// A rule's `prefilter`: a token shape found without a literal keyword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prefilter {
+    /// Three dot-separated base64url parts whose first is the base64 of a decimal id (a
+    /// Discord bot token: the bot's snowflake id, a timestamp, an HMAC); see
+    /// `super::is_snowflake_token`.
+    SnowflakeToken,
 }
 
 /// A rule's `judged_as`: the secret is also judged as the assignment grammar judges a password.
@@ -123,22 +134,25 @@ impl Rule {
 
     /// When every match of the rule starts with one of its keywords (checked on the regex's
     /// syntax, `gate::prefixes`), the rule need not scan a whole triggered line: a search
-    /// anchored at each keyword occurrence finds the same matches. None for other rules and
-    /// for multi-line blocks.
+    /// anchored at each keyword occurrence finds the same matches. A rule run at a shape
+    /// prefilter is searched at the tokens it finds. None for other rules and for multi-line
+    /// blocks.
     pub fn anchored(&self) -> Option<&Anchored> {
         self.anchored
             .get_or_init(|| {
                 if self.block.is_some() || self.recognizer.is_some() {
                     return None;
                 }
-                let prefixes = crate::gate::prefixes(&self.regex.pattern, false).ok()??;
-                let starts_with_a_keyword = prefixes.iter().all(|prefix| {
-                    self.keywords
-                        .iter()
-                        .any(|keyword| prefix.starts_with(keyword.as_bytes()))
-                });
-                if !starts_with_a_keyword {
-                    return None;
+                if self.prefilter.is_none() {
+                    let prefixes = crate::gate::prefixes(&self.regex.pattern, false).ok()??;
+                    let starts_with_a_keyword = prefixes.iter().all(|prefix| {
+                        self.keywords
+                            .iter()
+                            .any(|keyword| prefix.starts_with(keyword.as_bytes()))
+                    });
+                    if !starts_with_a_keyword {
+                        return None;
+                    }
                 }
                 let regex = meta::Builder::new()
                     .syntax(syntax::Config::new().unicode(false).utf8(false))
@@ -254,7 +268,17 @@ fn compile(
                 .with_hint("use lower-case words joined by `-`, e.g. `github-pat`"),
         );
     }
-    if spec.keywords.is_empty() {
+    let prefilter = match spec.prefilter.as_deref() {
+        None => None,
+        Some("snowflake-token") => Some(Prefilter::SnowflakeToken),
+        Some(other) => {
+            return Err(Error::config(format!(
+                "{origin}: rule `{id}` names an unknown prefilter `{other}`"
+            ))
+            .with_hint("the built-in prefilter is `snowflake-token`"));
+        }
+    };
+    if spec.keywords.is_empty() && prefilter.is_none() {
         return Err(
             Error::config(format!("{origin}: rule `{id}` has no keywords"))
                 .with_hint("a rule's regex only runs on lines containing one of its keywords"),
@@ -393,6 +417,7 @@ fn compile(
         recognizer,
         anchored: OnceLock::new(),
         judged_as,
+        prefilter,
         id,
     })
 }

@@ -103,11 +103,28 @@ pub struct RuleSpec {
     /// (`[assignment]`): a word, a default or a placeholder (`postgres://user:password@…`,
     /// `amqp://guest:guest@…`) is none.
     pub judged_as: Option<String>,
+    /// `"snowflake-token"`: the rule runs where a token of that shape stands (see
+    /// `Prefilter::SnowflakeToken`) instead of at keywords: a token whose format has no
+    /// literal prefix to look for (a Discord bot token), found by its documented structure.
+    pub prefilter: Option<String>,
+}
+
+/// The rules (indexes) that run at a shape prefilter rather than at keywords. Shared by
+/// `build.rs` (the built-in table) and `Redactor::from_table` (a user's table).
+pub fn shape_rules<'a>(prefilters: impl IntoIterator<Item = Option<&'a str>>) -> Vec<u16> {
+    prefilters
+        .into_iter()
+        .enumerate()
+        .filter(|(_, prefilter)| prefilter.is_some())
+        .map(|(index, _)| u16::try_from(index).unwrap_or(u16::MAX))
+        .collect()
 }
 
 /// The keyword prefilter of a rule table: every keyword once (ASCII-lowercased, in order of
 /// first use) with the indexes of the rules it triggers. Shared by `build.rs` (the built-in
-/// table) and `Redactor::from_table` (a user's table).
+/// table) and `Redactor::from_table` (a user's table). A keyword holding `/` is also looked
+/// for as JSON may write it, each `/` escaped (`:\/\/`, PHP's `json_encode`): the line is then
+/// scanned, and the string holding it is redacted decoded.
 pub fn keyword_table<'a>(
     rule_keywords: impl IntoIterator<Item = &'a [String]>,
 ) -> Vec<(String, Vec<u16>)> {
@@ -115,7 +132,12 @@ pub fn keyword_table<'a>(
     for (index, keywords) in rule_keywords.into_iter().enumerate() {
         // Rule tables are capped at u16::MAX rules when parsed.
         let index = u16::try_from(index).unwrap_or(u16::MAX);
-        for keyword in keywords {
+        let escaped_solidus = keywords
+            .iter()
+            .filter(|keyword| keyword.contains('/'))
+            .map(|keyword| keyword.replace('/', "\\/"));
+        let keywords: Vec<String> = keywords.iter().cloned().chain(escaped_solidus).collect();
+        for keyword in &keywords {
             let keyword = keyword.to_ascii_lowercase();
             match table.iter_mut().find(|(k, _)| *k == keyword) {
                 Some((_, rules)) if !rules.contains(&index) => rules.push(index),

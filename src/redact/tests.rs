@@ -617,6 +617,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "OKTA_DOMAIN=dev-123456.okta.com",
     ),
     (
+        "okta-api-token-near-name",
+        "okta login --org https://dev-123456.okta.com --api-token «00{u40}»",
+        "the Okta group id is 00g{l17} and its app 00{d40}",
+    ),
+    (
         "ngrok-authtoken",
         "NGROK_AUTHTOKEN=«2{a26}_{a21}»",
         "NGROK_REGION=eu",
@@ -764,6 +769,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "client.login(process.env.DISCORD_TOKEN)",
     ),
     (
+        "discord-bot-token-bare",
+        "bot ready, token «{snowflake}.{u6}.{u38}» (rotate it after the demo)",
+        "the bundle is {a24}.{u6}.{u38} and its map NetworkManagerConfiguration.reload.fromDefaultPathAndEnvironment",
+    ),
+    (
         "cli-user-password-flags",
         "psexec \\\\host -u admin -p «{a10}!{a3}» cmd",
         "docker run -u 1000 -p 8080:80 nginx; mysql -u root -p shop",
@@ -898,6 +908,18 @@ fn expand(template: &str, kind: &str, seed: u64) -> (String, String) {
                     .collect();
                 parts.join("-")
             }
+            // A Discord bot token's first part: the base64 of an 18-digit snowflake id.
+            '{' if rest.starts_with("snowflake}") => {
+                rest = &rest["snowflake}".len()..];
+                let digits = class_chars('d');
+                let id: Vec<u8> = (0..18)
+                    .map(|at| match at {
+                        0 => b'1' + (random.next() % 9) as u8,
+                        _ => random.pick(digits) as u8,
+                    })
+                    .collect();
+                base64_of_digits(&id)
+            }
             // A dictionary word, as a passphrase generator draws them.
             '{' if rest.starts_with("w}") => {
                 rest = &rest["w}".len()..];
@@ -920,6 +942,19 @@ fn expand(template: &str, kind: &str, seed: u64) -> (String, String) {
         }
     }
     (text, expected)
+}
+
+/// Standard base64 of a whole number of 3-byte groups (no padding needed).
+fn base64_of_digits(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    assert!(bytes.len().is_multiple_of(3), "whole groups only");
+    bytes
+        .chunks(3)
+        .flat_map(|group| {
+            let bits = u32::from(group[0]) << 16 | u32::from(group[1]) << 8 | u32::from(group[2]);
+            (0..4).map(move |at| char::from(ALPHABET[(bits >> (18 - 6 * at) & 63) as usize]))
+        })
+        .collect()
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -1250,6 +1285,10 @@ fn invalid_rule_tables_are_config_errors() {
         ),
         (rule("keywords = []\nregex = '''abc'''"), "no keywords"),
         (
+            rule("keywords = []\nprefilter = 'shapeless'\nregex = '''abc'''"),
+            "unknown prefilter",
+        ),
+        (
             rule("keywords = [\"abc\"]\nregex = '''abc'''\nblock_begin = '''a'''"),
             "only some",
         ),
@@ -1306,8 +1345,9 @@ fn every_match_contains_one_of_its_rules_keywords() {
             .iter()
             .find(|rule| rule.id == *kind)
             .expect("rule exists");
-        if rule.recognizer.is_some() {
-            // A recognizer starts at its keywords by construction.
+        if rule.recognizer.is_some() || rule.prefilter.is_some() {
+            // A recognizer starts at its keywords, a prefiltered rule at its shape, by
+            // construction.
             continue;
         }
         let lowered = text.to_ascii_lowercase();
@@ -1374,7 +1414,23 @@ fn clone_prefilter(redactor: &Redactor) -> Redactor {
         rule_count: redactor.rule_count,
         keywords: crate::literals::LiteralIndex::new(redactor.keywords.literals().to_vec()),
         keyword_rules: redactor.keyword_rules.clone(),
+        shape_rules: redactor.shape_rules.clone(),
     }
+}
+
+#[test]
+fn a_table_of_ones_own_can_run_a_rule_at_the_snowflake_prefilter() {
+    let table = "default_entropy = 2.5\n[allow]\nplaceholders = []\n[[rule]]\nid = \"bot\"\n\
+                 description = \"d\"\nkeywords = []\nprefilter = \"snowflake-token\"\n\
+                 regex = '''[A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}'''\n";
+    let redactor = Redactor::from_toml("test", table).expect("a valid table");
+    let (token, _) = expand("{snowflake}.{u6}.{u38}", "bot", 31);
+    let (made_up, _) = expand("M{a23}.{u6}.{u38}", "bot", 32);
+    let text = format!("token {token} and {made_up}");
+    assert_eq!(
+        redactor.redact(&text).text,
+        format!("token [REDACTED:bot] and {made_up}")
+    );
 }
 
 #[test]
@@ -1906,4 +1962,57 @@ fn a_one_word_password_is_redacted_but_a_label_naming_it_is_not() {
     ] {
         assert_eq!(redactor.redact(label).text, label);
     }
+}
+
+#[test]
+fn masks_and_markers_anywhere_in_a_value_make_it_no_secret_but_their_look_alikes_do_not() {
+    for masked in [
+        "sk-****abcd",
+        "abc...xyz",
+        "ghp_…",
+        "••••••",
+        "pa###word",
+        "xxxx-xxxx",
+        "AKIAXXXXXXXX",
+        "[REDACTED:github-pat]",
+        "<Redacted>",
+        "pre[redacted]post",
+    ] {
+        assert!(
+            assign::is_masked_or_templated(masked.as_bytes()),
+            "{masked}"
+        );
+    }
+    let (random, _) = expand("{a8}@***26{a4}Xxxx{a4}.{a4}[red{a4}", "none", 77);
+    assert!(
+        !assign::is_masked_or_templated(random.as_bytes()),
+        "{random}"
+    );
+}
+
+#[test]
+fn snowflake_tokens_come_in_order_with_the_keywords_and_each_is_found_once() {
+    let (first, _) = expand("{snowflake}.{u6}.{u38}", "none", 78);
+    let (second, _) = expand("{snowflake}.{u6}.{u30}", "none", 79);
+    let text = format!("password one.two {first}, and then\ntoken x.y.z {second} done. password");
+    let redactor = redactor();
+    let hits: Vec<(usize, usize)> = redactor.hits(text.as_bytes()).collect();
+    let positions: Vec<usize> = hits.iter().map(|&(_, at)| at).collect();
+    assert!(positions.is_sorted(), "{hits:?}");
+    let tokens: Vec<usize> = hits
+        .iter()
+        .filter(|&&(hit, _)| hit == redactor.keyword_rules.len())
+        .map(|&(_, at)| at)
+        .collect();
+    assert_eq!(
+        tokens,
+        [
+            text.find(first.as_str()).unwrap(),
+            text.find(second.as_str()).unwrap()
+        ]
+    );
+    assert!(
+        hits.len() > tokens.len(),
+        "the keywords are there too: {hits:?}"
+    );
 }

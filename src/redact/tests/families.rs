@@ -562,6 +562,9 @@ const LEAKS: &[(&str, &[&str])] = &[
             "--password '«{p16}»'",
             "sshpass -p «'{p16}'» ssh root@10.0.0.5",
             "curl -u «'admin:{p16}'» https://api.internal",
+            // `$(` in a quoted password opens no command: no command's name follows.
+            "curl -u «'admin:{a6}$(Kq{a5}'» https://api.internal",
+            "DB_PASSWORD='«{a5}$(Zt{a4}»'",
             "docker run -e POSTGRES_PASSWORD='«{p16}»' postgres:16",
             "      POSTGRES_PASSWORD: \"«{p16}»\"",
             "ansible_password: \"«{p16}»\"",
@@ -1117,6 +1120,15 @@ const LEAKS: &[(&str, &[&str])] = &[
             "curl -H \"Authorization: Bot «M{a25}.G{a5}.{u27}»\" https://discord.com/api/v10/users/@me",
             "Authorization: SSWS «00{u40}»",
             "modal token set --token-id «ak-{a22}» --token-secret «as-{a22}»",
+            // Discord bot tokens known by their structure alone, wherever they stand.
+            "BOT={snowflake}.{u6}.{u38}\nexport SECRET=«{snowflake}.{u6}.{u38}»",
+            "{\"guild\": \"{d18}\", \"credentials\": \"«{snowflake}.{u6}.{u27}»\"}",
+            "here is the bot's: «{snowflake}.{u6}.{u38}», it has admin rights",
+            "2026-11-30 12:00:01 INFO connecting with «{snowflake}.{u6}.{u38}»",
+            "config = {'guild': {d18}, 'auth': '«{snowflake}.{u6}.{u38}»'}",
+            "«{snowflake}.{u6}.{u32}»",
+            "the Okta token for the dev org is «00{u40}», it expires Friday",
+            "OKTA_ORG_URL=https://dev-{d6}.okta.com  # admin token «00{u40}»",
         ],
     ),
     (
@@ -1370,6 +1382,22 @@ const LEAKS: &[(&str, &[&str])] = &[
 
 /// (family, templates that must come out unchanged)
 const LOOK_ALIKES: &[(&str, &[&str])] = &[
+    (
+        "a name holding the letters of a provider's word, no mention of it",
+        &["const lookTarget = \"00{u40}\";"],
+    ),
+    (
+        "three dotted parts that are no snowflake token",
+        &[
+            "the bundle main.{a24}.{u6}.{u38} was rebuilt",
+            "NetworkManagerConfiguration.reload.configurationFromDefaultPath",
+            "eyJhbGciOiJIUzI1NiJ9.{u6}.{u38} is the shape of a test token",
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4.abcdef.ghijklmnopqrstuvwxyzABCDEFGHIJKL",
+            "{snowflake}.{u6}.{u12} is too short to be signed",
+            "user-{snowflake}.{u6}.{u38} names a cache entry",
+            "see https://{l24}.{l6}.{l30}.example.com/",
+        ],
+    ),
     (
         "Dockerfile, installer and flag lines without secrets",
         &[
@@ -2271,4 +2299,174 @@ fn a_wrapped_base64_dump_whose_secret_straddles_a_wrap_is_redacted_on_every_line
             assert!(output.ends_with("\nDone"), "{output}");
         }
     }
+}
+
+/// One layer of JSON an agent's traffic wraps a text in: a document and the pointer of the
+/// string that holds the text.
+type Layer = (&'static str, &'static str);
+
+const TOOL_RESULT: Layer = (
+    r#"{"type":"tool_result","tool_use_id":"toolu_01","content":"","is_error":false}"#,
+    "/content",
+);
+const CHAT_TOOL_MESSAGE: Layer = (r#"{"role": "tool", "content": ""}"#, "/content");
+const TRANSCRIPT_TEXT: Layer = (
+    r#"{"type":"user","message":{"content":[{"type":"text","text":""}]}}"#,
+    "/message/content/0/text",
+);
+const COMMAND_OUTPUT: Layer = (r#"{"stdout":"","stderr":"","exit_code":0}"#, "/stdout");
+
+/// How a layer's JSON is written: compact, or with each `/` escaped as PHP's `json_encode`
+/// writes it.
+#[derive(Clone, Copy, PartialEq)]
+enum Solidus {
+    Plain,
+    Escaped,
+}
+
+/// The ways a text travels in escaped strings, outermost layer first: a tool result, a chat
+/// message after a prompt line, a transcript line holding a tool's JSON output (escaped
+/// twice), and a PHP service's JSON.
+const ESCAPED_LAYERS: &[(&str, &[Layer], Solidus)] = &[
+    ("", &[TOOL_RESULT], Solidus::Plain),
+    ("$ cat config\n", &[CHAT_TOOL_MESSAGE], Solidus::Plain),
+    ("", &[TRANSCRIPT_TEXT, COMMAND_OUTPUT], Solidus::Plain),
+    ("", &[COMMAND_OUTPUT], Solidus::Escaped),
+];
+
+/// `text` put into the string of each layer, innermost first: one JSON line.
+fn wrap(text: &str, layers: &[Layer], solidus: Solidus) -> String {
+    layers
+        .iter()
+        .rev()
+        .fold(text.to_string(), |inner, (document, pointer)| {
+            let mut value: serde_json::Value =
+                serde_json::from_str(document).expect("a layer is JSON");
+            *value.pointer_mut(pointer).expect("the layer's string") = inner.into();
+            match solidus {
+                Solidus::Plain => value.to_string(),
+                // Outside its strings JSON holds no `/`.
+                Solidus::Escaped => value.to_string().replace('/', "\\/"),
+            }
+        })
+}
+
+/// The text inside the layers of `line`; None when a layer is no longer JSON or lost its string.
+fn unwrap(line: &str, layers: &[Layer]) -> Option<String> {
+    layers
+        .iter()
+        .try_fold(line.to_string(), |outer, (_, pointer)| {
+            let value: serde_json::Value = serde_json::from_str(&outer).ok()?;
+            Some(value.pointer(pointer)?.as_str()?.to_string())
+        })
+}
+
+/// The multi-line templates of the tuning cases: the forms whose recognizers follow lines.
+fn multi_line(templates: impl IntoIterator<Item = &'static str>) -> Vec<&'static str> {
+    templates
+        .into_iter()
+        .filter(|template| template.contains('\n'))
+        .collect()
+}
+
+/// Every leak template of the tuning cases.
+fn all_leaks() -> impl Iterator<Item = &'static str> {
+    LEAKS
+        .iter()
+        .flat_map(|(_, templates)| templates.iter().copied())
+        .chain(super::ASSIGNMENT_LEAKS.iter().copied())
+        .chain(super::CASES.iter().map(|&(_, leak, _)| leak))
+}
+
+/// The ways each template's secrets, caught in the plain text, leak when its text travels in
+/// `layers`: a piece of a secret left, the JSON broken, a byte outside the secrets changed.
+/// (Whether the plain text leaks is the plain families' test.)
+fn escaped_leaks(templates: &[&str], layers: &[(&str, &[Layer], Solidus)]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (index, template) in templates.iter().enumerate() {
+        for draw in 0..DRAWS {
+            let (text, secrets) = expand_spans(template, 9900 + index as u64 + draw * 100_000);
+            for &(prompt, layers, solidus) in layers {
+                let plain = redactor().redact(&format!("{prompt}{text}")).text;
+                let line = wrap(&format!("{prompt}{text}"), layers, solidus);
+                let output = redactor().redact(&line).text;
+                let Some(inside) = unwrap(&output, layers) else {
+                    failures.push(format!("  no longer JSON: {output}"));
+                    continue;
+                };
+                let caught_plain = |secret: &str| leaked_piece(&plain, secret).is_none();
+                for secret in secrets.iter().filter(|secret| caught_plain(secret)) {
+                    if let Some(piece) = leaked_piece(&inside, secret) {
+                        failures.push(format!("  `{piece}` left in {output}"));
+                    }
+                }
+                // Nothing but the text changed, and the text only where it was redacted.
+                if wrap(&inside, layers, solidus) != output {
+                    failures.push(format!("  the layers changed in {output}"));
+                }
+                let kept = |part: &str| !part.contains('{') && !part.contains('«');
+                let first = template.split('«').next().unwrap_or_default();
+                let last = template.rsplit('»').next().unwrap_or_default();
+                if (kept(first) && !inside.starts_with(&format!("{prompt}{first}")))
+                    || (kept(last) && !inside.ends_with(last))
+                {
+                    failures.push(format!("  lost the text around in {output}"));
+                }
+            }
+        }
+    }
+    failures
+}
+
+#[test]
+fn every_multi_line_leak_is_redacted_whole_inside_escaped_strings_too() {
+    let leaks = multi_line(all_leaks());
+    assert!(leaks.len() >= 20, "{} multi-line leaks", leaks.len());
+    let failures = escaped_leaks(&leaks, ESCAPED_LAYERS);
+    assert!(failures.is_empty(), "leaks:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_leak_holding_a_slash_is_redacted_whole_where_json_escapes_slashes() {
+    let leaks: Vec<&str> = all_leaks()
+        .filter(|template| template.contains('/'))
+        .collect();
+    assert!(leaks.len() >= 50, "{} leaks hold a `/`", leaks.len());
+    let escaped = [("", &[COMMAND_OUTPUT][..], Solidus::Escaped)];
+    let failures = escaped_leaks(&leaks, &escaped);
+    assert!(failures.is_empty(), "leaks:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_multi_line_look_alike_stays_inside_escaped_strings_too() {
+    let look_alikes = multi_line(
+        LOOK_ALIKES
+            .iter()
+            .flat_map(|(_, templates)| templates.iter().copied())
+            .chain(super::ASSIGNMENT_LOOK_ALIKES.iter().copied())
+            .chain(super::CASES.iter().map(|&(_, _, near_miss)| near_miss)),
+    );
+    assert!(
+        look_alikes.len() >= 10,
+        "{} multi-line look-alikes",
+        look_alikes.len()
+    );
+    let mut failures = Vec::new();
+    for (index, template) in look_alikes.iter().enumerate() {
+        for draw in 0..DRAWS {
+            let (text, _) = expand(template, "none", 9950 + index as u64 + draw * 100_000);
+            for &(prompt, layers, solidus) in ESCAPED_LAYERS {
+                let line = wrap(&format!("{prompt}{text}"), layers, solidus);
+                let output = redactor().redact(&line).text;
+                if output != line {
+                    failures.push(format!("  {line}\n    became {output}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "look-alikes touched:\n{}",
+        failures.join("\n")
+    );
 }
