@@ -794,7 +794,7 @@ fn redaction() -> String {
 fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
     format!(
         "AssignmentSpec {{ password_words: {}, secret_words: {}, secret_keys: {}, key_qualifiers: {}, \
-         non_secret_tails: {}, non_secret_words: {}, non_secret_qualifiers: {}, stop_values: {}, placeholder_words: {}, \
+         non_secret_tails: {}, non_secret_words: {}, non_secret_qualifiers: {}, phrase_heads: {}, stop_values: {}, placeholder_words: {}, \
          min_password_length: {}, min_secret_length: {}, min_entropy: {:?}, prose_connectors: {}, prose_copulas: {}, sentence_words: {} }}",
         strings(&spec.password_words),
         strings(&spec.secret_words),
@@ -803,6 +803,7 @@ fn assignment_spec(spec: &redact_spec::AssignmentSpec) -> String {
         strings(&spec.non_secret_tails),
         strings(&spec.non_secret_words),
         strings(&spec.non_secret_qualifiers),
+        strings(&spec.phrase_heads),
         strings(&spec.stop_values),
         strings(&spec.placeholder_words),
         spec.min_password_length,

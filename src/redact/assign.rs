@@ -124,6 +124,7 @@ pub(crate) struct Grammar {
     non_secret_tails: WordSet,
     non_secret_words: WordSet,
     non_secret_qualifiers: WordSet,
+    phrase_heads: WordSet,
     stop_values: Vec<String>,
     placeholder_words: WordSet,
     min_password_length: usize,
@@ -138,6 +139,9 @@ pub(crate) struct Grammar {
 /// Nouns this long also count at the end of a glued word (`dbpassword`, `authtoken`); shorter
 /// ones (`pass`, `pwd`, `auth`) only as whole words, so `bypass` and `compass` are no keys.
 const GLUED_NOUN_MIN: usize = 6;
+
+/// Words read back before the last word of a prompt (`Enter your new API key:`).
+const MAX_PROMPT_WORDS: usize = 4;
 
 /// Operators, longest first: Make's `:::=`, `::=`, `?=`, `+=`; Go's `:=`; PHP's `.=`;
 /// Ruby/JS `||=`, `??=`; comparisons (`if token == "…"`); hashes `=>`; R's `<-`; YAML/JSON `:`.
@@ -215,6 +219,7 @@ impl Grammar {
             non_secret_tails: WordSet::new(&spec.non_secret_tails),
             non_secret_words: WordSet::new(&spec.non_secret_words),
             non_secret_qualifiers: WordSet::new(&spec.non_secret_qualifiers),
+            phrase_heads: WordSet::new(&spec.phrase_heads),
             stop_values: lower_all(&spec.stop_values),
             placeholder_words: WordSet::new(&spec.placeholder_words),
             min_password_length: spec.min_password_length,
@@ -252,6 +257,13 @@ impl Grammar {
             end -= 1;
         }
         let key = &line[start + dashes..end];
+        // A secret word inside a prompt's phrase (`Enter a secret value:`): its last word
+        // holds the operator, and the phrase is read back from there.
+        if dashes == 0
+            && let Some(head) = self.prompt_head_after(line, end)
+        {
+            return self.recognize(line, head);
+        }
         if let Some(pending) = data_map(line, start, end) {
             return Some(Found::Pending(pending));
         }
@@ -299,9 +311,15 @@ impl Grammar {
         if before == Some(b'<') && line.get(end) != Some(&b'>') {
             return None;
         }
-        let class = self
+        let class = match self
             .classify_key(key)
-            .or_else(|| self.classify_cookie_id(line, start, key))?;
+            .or_else(|| self.classify_cookie_id(line, start, key))
+        {
+            Some(KeyClass::Weak) | None if dashes == 0 => self
+                .classify_prompt_phrase(line, start, end)
+                .or(self.classify_key(key))?,
+            class => class?,
+        };
         let mut pos = end;
 
         // Command-line flags: `--password=…`, `--password …`, and with one dash Go's
@@ -829,6 +847,61 @@ impl Grammar {
             return Some(KeyClass::Weak);
         }
         class
+    }
+
+    /// A key written as words before `:` (a prompt echoed with what was typed, a label):
+    /// `Enter the API key:`, `? Enter a secret value:`. Its last word alone (`key`, `value`)
+    /// says too little; the phrase, read back over single blanks, says what it names.
+    fn classify_prompt_phrase(&self, line: &[u8], start: usize, end: usize) -> Option<KeyClass> {
+        let head = String::from_utf8_lossy(&line[start..end]).to_ascii_lowercase();
+        if !self.phrase_heads.has(&head) || line.get(end) != Some(&b':') {
+            return None;
+        }
+        let mut phrase_start = start;
+        for _ in 0..MAX_PROMPT_WORDS {
+            let word_end = match phrase_start.checked_sub(1) {
+                Some(blank) if line[blank] == b' ' => blank,
+                _ => break,
+            };
+            let word_start = line[..word_end]
+                .iter()
+                .rposition(|b| !b.is_ascii_alphabetic())
+                .map_or(0, |i| i + 1);
+            if word_start == word_end {
+                break;
+            }
+            phrase_start = word_start;
+        }
+        match self.classify_key(&line[phrase_start..end])? {
+            KeyClass::Weak => None,
+            class => Some(class),
+        }
+    }
+
+    /// Where the last word of a prompt starts when the key ending at `end` is one of its
+    /// words: single blanks and words follow, up to a phrase head right before `:`.
+    fn prompt_head_after(&self, line: &[u8], end: usize) -> Option<usize> {
+        let mut at = end;
+        for _ in 0..MAX_PROMPT_WORDS {
+            if line.get(at) != Some(&b' ') {
+                return None;
+            }
+            let word_start = at + 1;
+            let word_end = word_start
+                + line[word_start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphabetic())
+                    .count();
+            if word_end == word_start {
+                return None;
+            }
+            let word = String::from_utf8_lossy(&line[word_start..word_end]).to_ascii_lowercase();
+            if line.get(word_end) == Some(&b':') {
+                return self.phrase_heads.has(&word).then_some(word_start);
+            }
+            at = word_end;
+        }
+        None
     }
 
     /// A cookie's `…_id` named by a secret word (`session_id`, `auth_id`) is the session

@@ -40,6 +40,11 @@ pub struct AssignmentSpec {
     /// (pagination), `primary key`, `sort key` (database keys).
     #[serde(default)]
     pub non_secret_qualifiers: Vec<String>,
+    /// Last words of a key written as several words, as a prompt or a label before `:`
+    /// (`Enter the API key:`, `? Enter a secret value:`): the words before them say whether
+    /// it is secret-like.
+    #[serde(default)]
+    pub phrase_heads: Vec<String>,
     /// Whole values that are no secret (`null`, `required`, `changeme`), case-insensitive.
     pub stop_values: Vec<String>,
     /// A value made only of these words (and separators) is a placeholder (`your-api-key-here`).

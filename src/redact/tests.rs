@@ -14,6 +14,16 @@ mod families;
 /// (kind, positive template, near-miss template)
 const CASES: &[(&str, &str, &str)] = &[
     (
+        "here-string-password",
+        "docker login -u bot --password-stdin <<< '«{a12}!x»' ghcr.io",
+        "docker login -u bot --password-stdin <<< \"$CR_PAT\" ghcr.io",
+    ),
+    (
+        "expect-send-password",
+        "expect \"*assword:\" { send \"«{a10}#q»\\r\" }",
+        "expect \"*assword:\" { send \"$env(DB_PASS)\\r\" }",
+    ),
+    (
         "cli-password-option",
         "redis-cli -h cache.internal -a «'{a12}:,{a6}'» --no-auth-warning INFO",
         "redis-cli -h cache.internal -a $REDIS_PASSWORD INFO",
