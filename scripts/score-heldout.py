@@ -4,9 +4,11 @@
     python3 scripts/score-heldout.py stop     BINARY [-j N] [--show]
     python3 scripts/score-heldout.py stop2    BINARY [-j N] [--show]
     python3 scripts/score-heldout.py stop3    BINARY [-j N] [--show]
+    python3 scripts/score-heldout.py stop4    BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact   BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact2  BINARY [-j N] [--show]
     python3 scripts/score-heldout.py redact3  BINARY [-j N] [--show]
+    python3 scripts/score-heldout.py redact4  BINARY [-j N] [--show]
     python3 scripts/score-heldout.py commands BINARY [-j N] [--show]
 
 stop      runs `BINARY judge --json --backend rules` on each message (stdin) and reports,
@@ -14,12 +16,14 @@ stop      runs `BINARY judge --json --backend rules` on each message (stdin) and
           recall/precision (`verdict == "violation"`), then message-level figures.
 stop2     the same on the second blind set of final messages, stop2.jsonl.
 stop3     the same on the third blind set, stop3.jsonl.
+stop4     the same on the fourth blind set, stop4.jsonl.
 redact    runs `BINARY redact` (text on stdin, redacted text on stdout) and reports leaks
           caught (every secret gone and no 8-char head/tail fragment of it left), partial
           leaks, missed leaks, and look-alikes touched (output differs from input).
 redact2   the same on the second blind set, redact2.jsonl; its kinds are listed only with
           --show, so a plain run reveals nothing but the aggregates.
 redact3   the same on the third blind set, redact3.jsonl (aggregates only, as redact2).
+redact4   the same on the fourth blind set, redact4.jsonl (aggregates only, as redact2).
 commands  runs `BINARY hook pre-tool` with a PreToolUse Bash payload per command, in an
           isolated HOME/XDG, with AGENTGUARD_ROLE=read-only for read-only rows; an empty
           stdout or permissionDecision "allow" = allowed, "ask"/"deny" (or exit 2) = held.
@@ -390,7 +394,7 @@ def score_commands(binary, jobs, show):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("set", choices=["stop", "stop2", "stop3", "redact", "redact2", "redact3", "commands"])
+    ap.add_argument("set", choices=["stop", "stop2", "stop3", "stop4", "redact", "redact2", "redact3", "redact4", "commands"])
     ap.add_argument("binary", help="path to the agentguard binary")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel calls (default 2)")
     ap.add_argument("--show", action="store_true", help="list every disagreement")
@@ -403,8 +407,10 @@ def main():
         "redact": score_redact,
         "stop2": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop2.jsonl"),
         "stop3": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop3.jsonl"),
+        "stop4": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop4.jsonl"),
         "redact2": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact2.jsonl"),
         "redact3": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact3.jsonl"),
+        "redact4": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact4.jsonl"),
         "commands": score_commands,
     }[args.set]
     sys.exit(fn(binary, args.jobs, args.show))

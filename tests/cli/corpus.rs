@@ -297,6 +297,7 @@ fn no_held_out_message_is_in_the_tuning_set() {
         root.join("tests/heldout/stop.jsonl"),
         root.join("tests/heldout/stop2.jsonl"),
         root.join("tests/heldout/stop3.jsonl"),
+        root.join("tests/heldout/stop4.jsonl"),
     ];
     // The real-traffic sets live next to the repository, with the shared material.
     for name in ["messages.jsonl", "random.jsonl"] {
