@@ -402,18 +402,11 @@ def main():
     binary = os.path.abspath(args.binary) if os.sep in args.binary else (shutil.which(args.binary) or args.binary)
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         sys.exit("score-heldout: %s is not an executable file" % args.binary)
-    fn = {
-        "stop": score_stop,
-        "redact": score_redact,
-        "stop2": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop2.jsonl"),
-        "stop3": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop3.jsonl"),
-        "stop4": lambda binary, jobs, show: score_stop(binary, jobs, show, "stop4.jsonl"),
-        "redact2": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact2.jsonl"),
-        "redact3": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact3.jsonl"),
-        "redact4": lambda binary, jobs, show: score_redact(binary, jobs, show, "redact4.jsonl"),
-        "commands": score_commands,
-    }[args.set]
-    sys.exit(fn(binary, args.jobs, args.show))
+    if args.set == "commands":
+        sys.exit(score_commands(binary, args.jobs, args.show))
+    # Every other set is scored from the file of its own name.
+    score = score_stop if args.set.startswith("stop") else score_redact
+    sys.exit(score(binary, args.jobs, args.show, args.set + ".jsonl"))
 
 
 if __name__ == "__main__":
