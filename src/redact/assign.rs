@@ -1046,17 +1046,27 @@ fn directive_value(line: &[u8], start: usize, end: usize) -> Option<(Range<usize
         && lead[..3].eq_ignore_ascii_case(b"env")
         && lead[3..].iter().all(|&b| is_blank(b));
     // A command that sets a key to a value: `aws configure set aws_secret_access_key …`,
-    // `CONFIG SET requirepass …`, `git config --global github.token …`.
-    let sets_a_key = lead.last().copied().is_some_and(is_blank)
-        && lead
-            .trim_ascii_end()
-            .rsplit(|&b| is_blank(b))
-            .next()
-            .is_some_and(|word| {
-                SETTING_COMMAND_WORDS
-                    .iter()
-                    .any(|setter| word.eq_ignore_ascii_case(setter))
-            });
+    // `CONFIG SET requirepass …`, `git config --global github.token …`, csh's `setenv`, fish's
+    // `set -gx`, Apache's `SetEnv`, nginx's `fastcgi_param`, C's `#define`. The setter's own
+    // options (`-gx`, `--global`) may stand between it and the key.
+    let setter = lead
+        .last()
+        .copied()
+        .is_some_and(is_blank)
+        .then(|| {
+            lead.trim_ascii_end()
+                .rsplit(|&b| is_blank(b))
+                .find(|word| !word.is_empty() && !word.starts_with(b"-"))
+        })
+        .flatten()
+        .filter(|word| {
+            SETTING_COMMAND_WORDS
+                .iter()
+                .any(|setter| word.eq_ignore_ascii_case(setter))
+        });
+    let sets_a_key = setter.is_some();
+    // nginx ends its directives with `;`, which is no part of the value.
+    let ends_with_semicolon = setter.is_some_and(|word| word.ends_with(b"_param"));
     if !(lead.is_empty() || dockerfile_env || sets_a_key)
         || !line.get(end).copied().is_some_and(is_blank)
     {
@@ -1070,7 +1080,10 @@ fn directive_value(line: &[u8], start: usize, end: usize) -> Option<(Range<usize
             .map_or(line.len(), |offset| value_start + offset);
         value_start = skip_blanks(line, option_end);
     }
-    let value_end = trim_end(line, value_start, line.len()).end;
+    let mut value_end = trim_end(line, value_start, line.len()).end;
+    if ends_with_semicolon && value_end > value_start && line[value_end - 1] == b';' {
+        value_end -= 1;
+    }
     let value = &line[value_start..value_end];
     // A line starting with a key word is often prose ("Password combination."): a word of
     // letters, perhaps ending a sentence, is no value.
@@ -1088,8 +1101,17 @@ fn directive_value(line: &[u8], start: usize, end: usize) -> Option<(Range<usize
     .then_some((value_start..value_end, plain))
 }
 
-/// The last word of a command before the key it sets and the value it gives it.
-const SETTING_COMMAND_WORDS: &[&[u8]] = &[b"set", b"config", b"--global", b"--local", b"--system"];
+/// The last word of a command before the key it sets and the value it gives it (past its
+/// options).
+const SETTING_COMMAND_WORDS: &[&[u8]] = &[
+    b"set",
+    b"config",
+    b"setenv",
+    b"fastcgi_param",
+    b"uwsgi_param",
+    b"scgi_param",
+    b"#define",
+];
 
 /// The value in the next cell of a table row whose cell holds only the key at `start..end`:
 /// Markdown (`| Password | `…` |`, `| **DB_PASSWORD** | … |`) or drawn with box characters as
