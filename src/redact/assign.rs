@@ -831,7 +831,14 @@ impl Grammar {
         }
         let mut class = None;
         for (index, word) in words.iter().enumerate() {
-            if noun_in(word, &self.password_words) {
+            // A short password word glued to what it is for (`dbpass`, `rootpwd`, keytool's
+            // `storepass`): the qualifier says it is no other word (`bypass`, `compass`).
+            let glued_password = self.password_words.iter().any(|noun| {
+                word.len() > noun.len()
+                    && word.ends_with(noun.as_str())
+                    && self.key_qualifiers.has(&word[..word.len() - noun.len()])
+            });
+            if noun_in(word, &self.password_words) || glued_password {
                 return Some(KeyClass::Password);
             }
             let qualified_key =

@@ -808,6 +808,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "for now use «{a8}#{a4}» as the password",
         "use something long as the password, then rotate getPassword() as the password",
     ),
+    (
+        "ssh-keygen-new-passphrase",
+        "ssh-keygen -p -f ~/.ssh/id_ed25519 -N «{a10}#{d3}»",
+        "ssh-keygen -p -f ~/.ssh/id_ed25519 -N \"$NEW_PASSPHRASE\"",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.
