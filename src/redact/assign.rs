@@ -695,6 +695,14 @@ impl Grammar {
         {
             value.end = end;
             stop = line.get(end).copied();
+        } else if class == KeyClass::Password
+            && stop.is_some_and(is_blank)
+            && let Some(end) = self.passphrase_to_line_end(line, value.start)
+        {
+            // A passphrase of small words as the rest of a config line
+            // (`app_password: xmvq plst hbrk qwoz`, `password: correct horse battery staple`).
+            value.end = end;
+            stop = line.get(end).copied();
         }
         // A connection string (`Server=db;User ID=app;Password=…;Encrypt=True`): the value
         // ends where the next `Key=` pair begins, and the string's quote may close it.
@@ -1694,6 +1702,17 @@ impl Grammar {
             && words
                 .iter()
                 .any(|word| self.sentence_words.contains(&word.to_lowercase()))
+    }
+}
+
+impl Grammar {
+    /// Where a passphrase of four words or more that runs from `start` to the end of the line
+    /// (or to a comment) ends.
+    fn passphrase_to_line_end(&self, line: &[u8], start: usize) -> Option<usize> {
+        let rest_end = memchr::memmem::find(&line[start..], b" #").map_or(line.len(), |i| start + i);
+        let rest = trim_end(line, start, rest_end);
+        self.is_passphrase_of_words(&line[rest.clone()], 4)
+            .then_some(rest.end)
     }
 }
 
