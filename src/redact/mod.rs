@@ -1475,6 +1475,20 @@ impl<'r> Scanner<'r> {
             }
         }
         self.spans.sort_unstable_by_key(|span| span.start);
+        // A match that stops inside a run of letters and digits stopped inside the token (a
+        // format's length met before the token's end): the rest of the run is the secret's too.
+        for index in 0..self.spans.len() {
+            let limit = self
+                .spans
+                .get(index + 1)
+                .map_or(content.len(), |next| next.start);
+            let span = &mut self.spans[index];
+            if span.end > span.start && content[span.end - 1].is_ascii_alphanumeric() {
+                while span.end < limit && content[span.end].is_ascii_alphanumeric() {
+                    span.end += 1;
+                }
+            }
+        }
     }
 }
 

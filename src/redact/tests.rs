@@ -2031,3 +2031,27 @@ fn snowflake_tokens_come_in_order_with_the_keywords_and_each_is_found_once() {
         "the keywords are there too: {hits:?}"
     );
 }
+
+#[test]
+fn a_match_that_stops_inside_a_run_of_letters_and_digits_takes_the_rest_of_the_run() {
+    // A Bitbucket app password is `ATBB` and 32 characters, then a checksum: the format's
+    // length is met inside the token, whose rest must not be left behind.
+    let (token, _) = expand("ATBB{a32}{h8}", "x", 71);
+    for text in [
+        format!("https://ana:{token}@bitbucket.org/team/repo.git"),
+        format!("BITBUCKET_APP_PASSWORD={token}"),
+        format!("{token} was pasted here"),
+    ] {
+        let redacted = redactor().redact(&text).text;
+        assert!(
+            !redacted.contains(&token[token.len() - 8..]),
+            "a piece of the token is left in {redacted}"
+        );
+    }
+    // `-pSECRET`: a value glued after an option letter keeps the option.
+    let text = "mysql -uroot -pQx7vLm2Pz9 shop";
+    assert_eq!(
+        redactor().redact(text).text,
+        "mysql -uroot -p[REDACTED:mysql-password-flag] shop"
+    );
+}
