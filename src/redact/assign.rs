@@ -2229,7 +2229,8 @@ fn wrapped_string(line: &[u8], at: usize) -> Option<usize> {
         pos += 4;
     }
     let name_start = pos;
-    while pos < line.len() && (line[pos].is_ascii_alphanumeric() || b"_:.".contains(&line[pos])) {
+    // Go's conversion `[]byte("…")` is a wrapper too.
+    while pos < line.len() && (line[pos].is_ascii_alphanumeric() || b"_:.[]".contains(&line[pos])) {
         pos += 1;
     }
     if pos == name_start || line.get(pos) != Some(&b'(') {
