@@ -1405,7 +1405,7 @@ impl Grammar {
         // Tokens and keys are long; short generated-looking words are names (`cl100k_base`).
         let long_enough = |value: &Range<usize>| !generated_only || value.len() >= MIN_PROSE_TOKEN;
         if let Some(value) = self
-            .prose_value(line, direct, generated_only, introduced)
+            .prose_value(line, direct, generated_only, false, introduced)
             .filter(long_enough)
         {
             return Some(value);
@@ -1416,7 +1416,7 @@ impl Grammar {
         // that is unmistakably generated counts after a copula: the words between could be any
         // sentence.
         let mut pos = after_keyword;
-        for _ in 0..MAX_QUALIFIER_WORDS {
+        for index in 0..MAX_QUALIFIER_WORDS {
             pos = skip_blanks(line, pos);
             let word_end = line[pos..]
                 .iter()
@@ -1430,6 +1430,14 @@ impl Grammar {
                 .strip_suffix(b":")
                 .or_else(|| word.strip_suffix("：".as_bytes()))
                 .unwrap_or(word);
+            // "the password POLICY for … is", "the token FILE of … is": the sentence is about
+            // something else than the secret.
+            if index == 0
+                && std::str::from_utf8(core)
+                    .is_ok_and(|w| self.non_secret_tails.has(&w.to_ascii_lowercase()))
+            {
+                return None;
+            }
             // In a script without spaces the copula ends the qualifier's last word
             // (`รหัสผ่านของเซิร์ฟเวอร์คือ …`).
             let copula = self.prose_copulas.iter().any(|c| {
@@ -1443,7 +1451,13 @@ impl Grammar {
                 let labelled = !copula && core.len() < word.len();
                 let value_at = self.skip_prose_connectors(line, word_end);
                 let value = self
-                    .prose_value(line, value_at, generated_only || !labelled, labelled)
+                    .prose_value(
+                        line,
+                        value_at,
+                        generated_only || !labelled,
+                        !generated_only,
+                        labelled,
+                    )
                     .filter(long_enough);
                 // A copula that gives no value may begin the qualifier ("a temporary password
                 // IS generated for root@localhost: …"): a label may still follow.
@@ -1499,6 +1513,7 @@ impl Grammar {
         line: &[u8],
         at: usize,
         generated: bool,
+        typed_password_counts: bool,
         phrase: bool,
     ) -> Option<Range<usize>> {
         let mut at = at;
@@ -1613,11 +1628,14 @@ impl Grammar {
             .windows(2)
             .filter(|pair| pair[0].is_ascii_alphabetic() && pair[1].is_ascii_digit())
             .count();
+        // Capitals, small letters, digits and a symbol: typed as a password, even when made of
+        // words (`Caju#Doce2022`, `Sonnenblume!88`), as people choose them; no word of prose
+        // mixes all four. (A token is generated: `clm00427:AgencyIdentification…` is a name.)
+        let typed_password = typed_password_counts && classes.count() >= 4 && text.len() >= 8;
         let generated_enough = !generated
+            || typed_password
             || !is_wordy(text)
                 && ((classes.count() >= 3 && text.len() >= 10)
-                    // Capitals, small letters, digits and a symbol: typed as a password.
-                    || (classes.count() >= 4 && text.len() >= 8)
                     || (classes.count() >= 2
                         && text.len() >= 12
                         && !is_identifier_shaped(text)

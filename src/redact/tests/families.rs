@@ -42,6 +42,14 @@ const LEAKS: &[(&str, &[&str])] = &[
             "Mật khẩu: «{a5}&{a5}»",
             "you can log in with admin / «{a8}!{a3}» on the staging box",
             "credentials: deploy / «{a10}#{a2}»",
+            // A qualifier between the word and the copula, a typed password after it (all four
+            // classes: words are how people choose them).
+            "The password for the staging database is «{L1}{l4}#{L1}{l4}{d4}», rotate it.",
+            "La contraseña del Wi-Fi de la oficina es «{L1}{l7}#{d2}» y ya.",
+            "Das Passwort für den VPN-Zugang lautet «{L1}{l9}!{d2}» – bitte ändern.",
+            "A senha do banco de produção é «{L1}{l3}#{L1}{l3}{d4}», não compartilhe.",
+            "Le mot de passe du serveur de prod est «{L1}{l5}!{L1}{l4}{d2}».",
+            "รหัสผ่านของเซิร์ฟเวอร์คือ «{L1}{l4}!{L1}{l5}{d2}» อย่าบอกใครนะ",
         ],
     ),
     (
@@ -1525,6 +1533,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "bypass: {a10}{d2}",
             "password_hint: see the vault entry for prod",
             "routing_key: orders.created",
+            "The password policy for new accounts is Min-8/Max-64.",
+            "The password field in the form is UserPassword1.",
+            "The password for the staging database is stored in Vault.",
             "$ git show HEAD:src/token.rs\nuse std::env;",
             "$ npm view jsonwebtoken version\n9.0.2",
             "$ kubectl get secrets\nNAME TYPE DATA AGE",
