@@ -1727,7 +1727,8 @@ impl Grammar {
     /// Where a passphrase of four words or more that runs from `start` to the end of the line
     /// (or to a comment) ends.
     fn passphrase_to_line_end(&self, line: &[u8], start: usize) -> Option<usize> {
-        let rest_end = memchr::memmem::find(&line[start..], b" #").map_or(line.len(), |i| start + i);
+        let rest_end =
+            memchr::memmem::find(&line[start..], b" #").map_or(line.len(), |i| start + i);
         let rest = trim_end(line, start, rest_end);
         self.is_passphrase_of_words(&line[rest.clone()], 4)
             .then_some(rest.end)

@@ -8,6 +8,7 @@
 //! the number of rules. Text is processed line by line, which lets [`Redactor::redact_stream`]
 //! work in bounded memory; a private key block spanning lines is followed across lines.
 
+mod argv;
 mod assign;
 mod escaped;
 mod rules;
@@ -608,6 +609,12 @@ impl<'r> Scanner<'r> {
         if self.escape_depth < MAX_ESCAPE_DEPTH && memchr::memchr(b'\\', content).is_some() {
             self.add_escaped_secrets(content, line_start);
         }
+        if self.escape_depth < MAX_ESCAPE_DEPTH
+            && !self.keyword_starts.is_empty()
+            && memchr::memchr(b'[', content).is_some()
+        {
+            self.add_argv_secrets(content, line_start);
+        }
         if self.spans.is_empty() {
             // A value that starts on the next line: scanning continues in `continue_value`.
             if self.pending_value.is_some() {
@@ -740,6 +747,48 @@ impl<'r> Scanner<'r> {
                     found.push(Span {
                         start: string.start + source.start,
                         end: string.start + source.end,
+                        rule,
+                        opens_block: false,
+                        counted_apart: true,
+                    });
+                }
+            }
+            for (kind, count) in inner.counts {
+                *self.counts.entry(kind).or_default() += count;
+            }
+        }
+        for span in found {
+            merge_span(&mut self.spans, span);
+        }
+    }
+
+    /// Adds to `self.spans` the secrets of the line's command lines written as arrays of
+    /// strings that hold a keyword (`["CMD", "redis-cli", "-a", "…", "ping"]`): the elements
+    /// joined by blanks are redacted as a command line of their own, and each secret found maps
+    /// back to the element it came from.
+    fn add_argv_secrets(&mut self, content: &[u8], line_start: usize) {
+        let keywords: Vec<usize> = self
+            .keyword_starts
+            .iter()
+            .map(|&(_, at)| at - line_start)
+            .collect();
+        let mut found = Vec::new();
+        for (array, joined) in argv::argv_arrays(content) {
+            if !keywords.iter().any(|at| array.contains(at)) {
+                continue;
+            }
+            let mut inner = Scanner::with_anchoring(self.redactor, self.anchoring);
+            inner.escape_depth = self.escape_depth + 1;
+            inner.replacements = Some(Vec::new());
+            // Only where the secrets are matters here; the sink cannot fail.
+            let _ = inner.process(&joined.text, &mut io::sink());
+            let _ = inner.finish(&mut io::sink());
+            for (secret, rule) in inner.replacements.take().unwrap_or_default() {
+                let source = joined.source(secret);
+                if !source.is_empty() {
+                    found.push(Span {
+                        start: source.start,
+                        end: source.end,
                         rule,
                         opens_block: false,
                         counted_apart: true,
