@@ -1133,7 +1133,7 @@ const SETTING_COMMAND_WORDS: &[&[u8]] = &[
 /// CLIs print tables (`│ DB_PASSWORD │ … │`). Code marks and emphasis around either are no
 /// part of them.
 fn table_cell_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
-    const SEPARATORS: [&[u8]; 3] = [b"|", "│".as_bytes(), "┃".as_bytes()];
+    const SEPARATORS: [&[u8]; 4] = [b"|", "│".as_bytes(), "┃".as_bytes(), "║".as_bytes()];
     let separator_at = |at: usize| {
         SEPARATORS
             .iter()

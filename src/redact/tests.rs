@@ -813,6 +813,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "ssh-keygen -p -f ~/.ssh/id_ed25519 -N «{a10}#{d3}»",
         "ssh-keygen -p -f ~/.ssh/id_ed25519 -N \"$NEW_PASSPHRASE\"",
     ),
+    (
+        "aws-secret-key-after-id",
+        "new BasicAWSCredentials(\"AKIAIOSFODNN7EXAMPLE\", \"«{b40}»\")",
+        "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "ifttt-webhook-key",
+        "curl -X POST https://maker.ifttt.com/trigger/door_open/with/key/«{u22}»",
+        "https://maker.ifttt.com/trigger/door_open/with/key/{IFTTT_KEY}",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.

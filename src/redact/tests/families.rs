@@ -1318,6 +1318,16 @@ const LEAKS: &[(&str, &[&str])] = &[
             "var jwtKey = []byte(\"«{a4}!{a3}#{a4}${a3}»\")",
             "pagerduty_integration_key: «{h32}»",
             "SMTP_USER: «AKIA{U16}»",
+            // An AWS secret key right after its id: a call's arguments, a CSV row, prose.
+            "credentials.NewStaticCredentialsProvider(\"«AKIA{U16}»\", \"«{b40}»\", \"\")",
+            "«AKIA{U16}»,«{b40}»",
+            "«AKIA{U16}» arn:aws:iam::123456789012:user/ci-deployer-role-prod-2024x",
+            "Ich habe den Schlüssel gefunden: «AKIA{U16}» / «{b40}». Soll ich ihn eintragen?",
+            // poetry's stored credentials, a self-hosted Mattermost hook, a drawn table.
+            "poetry config http-basic.private ci «'{a5}#{a3}!'»",
+            "poetry config pypi-token.pypi «pypi-{u60}»",
+            "MATTERMOST_HOOK=«https://chat.acme.io/hooks/{l26}»",
+            "║ PGPASSWORD       │ «{a32}» ║",
             // Command lines written as arrays of strings.
             "      test: [\"CMD\", \"redis-cli\", \"-a\", \"«{a4}#{a5}»\", \"ping\"]",
             "      test: [\"CMD\", \"mysqladmin\", \"ping\", \"-h\", \"localhost\", \"-uroot\", \"-p«{a4}&{a4}({d1})»\"]",
@@ -1540,6 +1550,7 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "routing_key: orders.created",
             "The password policy for new accounts is Min-8/Max-64.",
             "CMD [\"node\", \"server.js\", \"--port\", \"8080\"]",
+            "see https://github.com/acme/repo/hooks/12345678 for the hook",
             "args: [\"--token\", \"$(TOKEN)\", \"--verbose\"]",
             "subprocess.run([\"mysql\", \"-u\", \"root\", \"-p\", \"shop\"])",
             "The password field in the form is UserPassword1.",
