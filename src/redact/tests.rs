@@ -823,6 +823,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "curl -X POST https://maker.ifttt.com/trigger/door_open/with/key/«{u22}»",
         "https://maker.ifttt.com/trigger/door_open/with/key/{IFTTT_KEY}",
     ),
+    (
+        "credential-call-argument",
+        "if err := l.Bind(\"cn=svc-ci,ou=services,dc=corp,dc=local\", \"«{a4}@{a3};{a4}({d4})»\"); err != nil {",
+        "if err := l.Bind(\"cn=svc-ci,ou=services,dc=corp,dc=local\", os.Getenv(\"LDAP_PASSWORD\")); err != nil {",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.

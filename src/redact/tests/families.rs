@@ -1328,6 +1328,10 @@ const LEAKS: &[(&str, &[&str])] = &[
             "poetry config pypi-token.pypi «pypi-{u60}»",
             "MATTERMOST_HOOK=«https://chat.acme.io/hooks/{l26}»",
             "║ PGPASSWORD       │ «{a32}» ║",
+            // The password after the user in a call that connects, logs in or builds credentials.
+            "await signIn(\"ana@acme.io\", \"«{a5}!{a4}{d2}»\");",
+            "    .credentials(Credentials::new(\"alerts@acme.io\".into(), \"«{l16}»\".into()))",
+            "TwilioClient.Init(\"AC{h32}\", \"«{h32}»\");",
             // Command lines written as arrays of strings.
             "      test: [\"CMD\", \"redis-cli\", \"-a\", \"«{a4}#{a5}»\", \"ping\"]",
             "      test: [\"CMD\", \"mysqladmin\", \"ping\", \"-h\", \"localhost\", \"-uroot\", \"-p«{a4}&{a4}({d1})»\"]",
@@ -1551,6 +1555,10 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "The password policy for new accounts is Min-8/Max-64.",
             "CMD [\"node\", \"server.js\", \"--port\", \"8080\"]",
             "see https://github.com/acme/repo/hooks/12345678 for the hook",
+            "conn = connect(\"localhost\", \"5432\", \"mydb\")",
+            "socket.bind(\"0.0.0.0\", \"8080\")",
+            "db.connect(\"postgres\", \"app_user\", \"${DB_PASSWORD}\")",
+            "Net::SMTP.start('smtp.acme.io', 587, 'acme.io', 'orders@acme.io', ENV['SMTP_PASSWORD'], :login)",
             "args: [\"--token\", \"$(TOKEN)\", \"--verbose\"]",
             "subprocess.run([\"mysql\", \"-u\", \"root\", \"-p\", \"shop\"])",
             "The password field in the form is UserPassword1.",
