@@ -510,6 +510,15 @@ impl Grammar {
                 && self.plausible(text, class, true))
             .then_some(Found::Value(value));
         }
+        // The default of a secret read by its name: Ruby's `ENV.fetch("DB_PASSWORD") { "…" }`,
+        // Rust's `env::var("DB_PASSWORD").unwrap_or("…".into())`.
+        if quoted_key && line.get(pos) == Some(&b')') {
+            let value_at = default_after_lookup(line, pos + 1)?;
+            if !starts_string(line, value_at) {
+                return None;
+            }
+            return self.value_at(line, value_at, class, true, ValueEnds::Anywhere, None);
+        }
         // A fallback after a secret read from the environment: `process.env.API_KEY || "…"`,
         // `?? "…"`.
         if (line[pos..].starts_with(b"||") || line[pos..].starts_with(b"??"))
@@ -1884,6 +1893,17 @@ pub(crate) fn split_words(text: &[u8]) -> Vec<String> {
     words
 }
 
+/// Where the default value starts after the `)` of a lookup by name (at `after_call`): a
+/// Ruby block (`{ "…" }`) or a Rust `.unwrap_or("…")` / `.unwrap_or_else(|| "…")`.
+fn default_after_lookup(line: &[u8], after_call: usize) -> Option<usize> {
+    const DEFAULTS: [&[u8]; 4] = [b"{", b".unwrap_or(", b".unwrap_or_else(||", b".or("];
+    let at = skip_blanks(line, after_call);
+    DEFAULTS
+        .iter()
+        .find(|default| line[at..].starts_with(default))
+        .map(|default| skip_blanks(line, at + default.len()))
+}
+
 /// Whether an operator (or a type, or an attribute's `value=`) may follow the key ending at
 /// `end`: past a closing quote or bracket and blanks comes `=`, `:`, `,`, `?=`, `+=`, `.=`,
 /// `||=`, `??=`, or, after a blank, a word.
@@ -1922,6 +1942,12 @@ fn operator_may_follow(line: &[u8], end: usize) -> bool {
         }
         // A C array: `char pass[] = …`.
         Some(b'[') => array_size(line, after_blanks).is_some(),
+        // A lookup by name with a default: `ENV.fetch("DB_PASSWORD") { "…" }`.
+        Some(b')') => {
+            probe > end
+                && default_after_lookup(line, after_blanks + 1)
+                    .is_some_and(|value_at| starts_string(line, value_at))
+        }
         Some(b) => after_blanks > probe && (b.is_ascii_alphabetic() || b"&*[".contains(&b)),
         None => false,
     }

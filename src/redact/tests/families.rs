@@ -1332,6 +1332,10 @@ const LEAKS: &[(&str, &[&str])] = &[
             "await signIn(\"ana@acme.io\", \"«{a5}!{a4}{d2}»\");",
             "    .credentials(Credentials::new(\"alerts@acme.io\".into(), \"«{l16}»\".into()))",
             "TwilioClient.Init(\"AC{h32}\", \"«{h32}»\");",
+            // The default of a secret read by its name.
+            "  password: <%= ENV.fetch(\"DB_PASSWORD\") { \"«{a4}#{a5}!»\" } %>",
+            "let pw = env::var(\"DB_PASSWORD\").unwrap_or(\"«{a6}!{a4}»\".into());",
+            "let token = std::env::var(\"API_TOKEN\").unwrap_or_else(|| \"«{a24}»\".to_string());",
             // Command lines written as arrays of strings.
             "      test: [\"CMD\", \"redis-cli\", \"-a\", \"«{a4}#{a5}»\", \"ping\"]",
             "      test: [\"CMD\", \"mysqladmin\", \"ping\", \"-h\", \"localhost\", \"-uroot\", \"-p«{a4}&{a4}({d1})»\"]",
@@ -1556,6 +1560,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "CMD [\"node\", \"server.js\", \"--port\", \"8080\"]",
             "see https://github.com/acme/repo/hooks/12345678 for the hook",
             "conn = connect(\"localhost\", \"5432\", \"mydb\")",
+            "token = ENV.fetch(\"GITHUB_TOKEN\") { raise \"missing\" }",
+            "let pw = env::var(\"DB_PASSWORD\").unwrap_or(String::new());",
+            "let t = env::var(\"API_TOKEN\").unwrap_or(\"\".into());",
             "socket.bind(\"0.0.0.0\", \"8080\")",
             "db.connect(\"postgres\", \"app_user\", \"${DB_PASSWORD}\")",
             "Net::SMTP.start('smtp.acme.io', 587, 'acme.io', 'orders@acme.io', ENV['SMTP_PASSWORD'], :login)",
