@@ -297,7 +297,8 @@ impl Grammar {
                     column,
                     separator,
                     class,
-                    ruled: false,
+                    // A CLI's aligned table draws no rule under its header.
+                    ruled: separator == ALIGNED,
                     rows_left: TABLE_ROWS_REACH,
                 })),
             };
@@ -1185,8 +1186,15 @@ fn table_cell_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize
 /// The separators of the tables that database clients and Markdown print.
 const TABLE_SEPARATORS: [&[u8]; 2] = [b"|", "│".as_bytes()];
 
+/// The separator of a table a CLI prints aligned with blanks (`influx auth list`, `kubectl get`):
+/// a tab, or two blanks or more.
+pub(crate) const ALIGNED: &[u8] = b"\t";
+
 /// The cells of a table row split at `separator`, as ranges of `line`.
 pub(crate) fn table_cells(line: &[u8], separator: &[u8]) -> Vec<Range<usize>> {
+    if separator == ALIGNED {
+        return aligned_cells(line);
+    }
     let mut cells = Vec::new();
     let mut cell_start = 0;
     for at in memchr::memmem::find_iter(line, separator) {
@@ -1195,6 +1203,45 @@ pub(crate) fn table_cells(line: &[u8], separator: &[u8]) -> Vec<Range<usize>> {
     }
     cells.push(cell_start..line.len());
     cells
+}
+
+/// The cells of a row aligned with blanks: the runs of text between tabs or two blanks or more
+/// (one blank stays inside a cell: `User Name`).
+fn aligned_cells(line: &[u8]) -> Vec<Range<usize>> {
+    let mut cells = Vec::new();
+    let mut at = 0;
+    while at < line.len() {
+        while at < line.len() && is_blank(line[at]) {
+            at += 1;
+        }
+        if at == line.len() {
+            break;
+        }
+        let start = at;
+        while at < line.len()
+            && line[at] != b'\t'
+            && !(line[at] == b' ' && line.get(at + 1).copied().is_some_and(is_blank))
+        {
+            at += 1;
+        }
+        cells.push(start..trim_end(line, start, at).end);
+    }
+    cells
+}
+
+/// The column of the key at `start..end` in the header of a table aligned with blanks: three
+/// cells or more, each a name (letters, digits, single blanks, `_ - .`), the key one of them.
+fn aligned_table_header(line: &[u8], start: usize, end: usize) -> Option<usize> {
+    let cells = aligned_cells(line);
+    let column = cells.iter().position(|cell| *cell == (start..end))?;
+    let is_name = |cell: &Range<usize>| {
+        let text = &line[cell.clone()];
+        text.first().is_some_and(u8::is_ascii_alphabetic)
+            && text
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b" _-.".contains(&b))
+    };
+    (cells.len() >= 3 && cells.iter().all(is_name)).then_some(column)
 }
 
 /// A block opened by the key at the end of `line`: its `field` comes on the next lines, more
@@ -1225,7 +1272,7 @@ fn table_header(line: &[u8], start: usize, end: usize) -> Option<(usize, &'stati
         byte.is_some_and(|byte| TABLE_SEPARATORS.iter().any(|sep| of(sep) == Some(byte)))
     };
     if !edge(before, <[u8]>::last) && !edge(after, <[u8]>::first) {
-        return None;
+        return aligned_table_header(line, start, end).map(|column| (column, ALIGNED));
     }
     let separator = TABLE_SEPARATORS
         .iter()

@@ -1336,6 +1336,9 @@ const LEAKS: &[(&str, &[&str])] = &[
             "  password: <%= ENV.fetch(\"DB_PASSWORD\") { \"«{a4}#{a5}!»\" } %>",
             "let pw = env::var(\"DB_PASSWORD\").unwrap_or(\"«{a6}!{a4}»\".into());",
             "let token = std::env::var(\"API_TOKEN\").unwrap_or_else(|| \"«{a24}»\".to_string());",
+            // A table a CLI prints aligned with tabs or blanks, a secret column in its header.
+            "$ influx auth list\nID\t\t\tDescription\tToken\t\t\t\tUser Name\n{h16}\tci-writer\t«{b86}==»\tadmin",
+            "NAME         TOKEN                   STATUS\nrunner-a     «{a24}»   active\nrunner-b     «{a24}»   idle",
             // Command lines written as arrays of strings.
             "      test: [\"CMD\", \"redis-cli\", \"-a\", \"«{a4}#{a5}»\", \"ping\"]",
             "      test: [\"CMD\", \"mysqladmin\", \"ping\", \"-h\", \"localhost\", \"-uroot\", \"-p«{a4}&{a4}({d1})»\"]",
@@ -1561,6 +1564,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "see https://github.com/acme/repo/hooks/12345678 for the hook",
             "conn = connect(\"localhost\", \"5432\", \"mydb\")",
             "token = ENV.fetch(\"GITHUB_TOKEN\") { raise \"missing\" }",
+            "NAME    TYPE    DATA   AGE\ndb      Opaque  2      3d",
+            "NAME                  SECRETS   AGE\ndefault               1         12d",
+            "NAME         TOKEN        STATUS\nrunner-b     <none>       idle",
             "let pw = env::var(\"DB_PASSWORD\").unwrap_or(String::new());",
             "let t = env::var(\"API_TOKEN\").unwrap_or(\"\".into());",
             "socket.bind(\"0.0.0.0\", \"8080\")",
