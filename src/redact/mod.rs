@@ -1166,6 +1166,13 @@ impl<'r> Scanner<'r> {
                                         output.write_all(&text[position..line_end])?;
                                     }
                                 }
+                                // A key opening a map of its own: a Secret's data map never
+                                // nests, so this `data:` is another file's (Spring's
+                                // `spring.data.mongodb`), scanned as any text from here.
+                                None if body.trim_ascii_end().ends_with(b":") => {
+                                    self.pending_value = None;
+                                    return Ok(position);
+                                }
                                 None => output.write_all(&text[position..line_end])?,
                             }
                         }

@@ -1336,6 +1336,14 @@ const LEAKS: &[(&str, &[&str])] = &[
             "  password: <%= ENV.fetch(\"DB_PASSWORD\") { \"«{a4}#{a5}!»\" } %>",
             "let pw = env::var(\"DB_PASSWORD\").unwrap_or(\"«{a6}!{a4}»\".into());",
             "let token = std::env::var(\"API_TOKEN\").unwrap_or_else(|| \"«{a24}»\".to_string());",
+            // A `data:` map that nests is no Kubernetes Secret's: what is under it is read as
+            // any text (Spring's `spring.data.*`).
+            "spring:\n  data:\n    mongodb:\n      uri: mongodb://inventory:«{a6}{d2}!»@mongo-0.mongo:27017,mongo-1.mongo:27017/inventory",
+            "spring:\n  data:\n    redis:\n      password: «{a8}{d3}»",
+            // A jq query decoded by base64, Azure's key listing, a Thai key word.
+            "$ jq -r '.auths[\"registry.acme.io\"].auth' ~/.docker/config.json | base64 -d\n«ci-bot:{a3}!{a5}_{a4}{d2}»",
+            "$ az storage account keys list -g rg-prod -n acmesa --query '[0].value' -o tsv\n«{b86}==»",
+            "คีย์ API คือ «{h32}» ใช้สำหรับทดสอบเท่านั้น",
             // A table a CLI prints aligned with tabs or blanks, a secret column in its header.
             "$ influx auth list\nID\t\t\tDescription\tToken\t\t\t\tUser Name\n{h16}\tci-writer\t«{b86}==»\tadmin",
             "NAME         TOKEN                   STATUS\nrunner-a     «{a24}»   active\nrunner-b     «{a24}»   idle",
