@@ -959,7 +959,7 @@ impl Grammar {
         if length < minimum || is_masked_or_templated(value) || has_alphabet_run(value) {
             return false;
         }
-        if is_rule_list(value) {
+        if is_rule_list(value) || is_prose_of_another_script(value) {
             return false;
         }
         // A value SOPS encrypted (`ENC[AES256_GCM,data:…,type:str]`) is ciphertext.
@@ -1812,6 +1812,29 @@ impl Grammar {
             .filter(|word| word.len() >= 4)
             .any(|word| contains_bytes(&lower, word.as_bytes()))
     }
+}
+
+/// Whether `value` is a sentence of a script written without blanks (`とプライベートキーのルールは
+/// …、別チケットに分けます。`): one of its sentence marks, or a run of its letters longer than
+/// anyone types into a password. A key word before such text (`JWT とプライベートキー…`) gives it
+/// no value.
+fn is_prose_of_another_script(value: &[u8]) -> bool {
+    const SENTENCE_MARKS: [&str; 6] = ["。", "、", "，", "！", "？", "："];
+    const MAX_TYPED_RUN: usize = 8;
+    let Ok(text) = std::str::from_utf8(value) else {
+        return false;
+    };
+    if SENTENCE_MARKS.iter().any(|mark| text.contains(mark)) {
+        return true;
+    }
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c.is_alphabetic() && !c.is_ascii() { run + 1 } else { 0 };
+        if run > MAX_TYPED_RUN {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `value` is words as a label is written: a capitalised word (`Kennwort`), words

@@ -1573,6 +1573,9 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "conn = connect(\"localhost\", \"5432\", \"mydb\")",
             "token = ENV.fetch(\"GITHUB_TOKEN\") { raise \"missing\" }",
             "NAME    TYPE    DATA   AGE\ndb      Opaque  2      3d",
+            // A key word before a sentence of a script written without blanks gives it no value.
+            "JWT とプライベートキーのルールは思ったより大きいので、別チケットに分けます。",
+            "Token 的刷新逻辑比想象的复杂，我会在下一个会话继续",
             "NAME                  SECRETS   AGE\ndefault               1         12d",
             "NAME         TOKEN        STATUS\nrunner-b     <none>       idle",
             "let pw = env::var(\"DB_PASSWORD\").unwrap_or(String::new());",
