@@ -367,6 +367,13 @@ mod tests {
             "我已经合并到 main 了。",
             "では本番にデプロイしちゃいますね。",
             "あわせて本番にデプロイしました。",
+            "I'm going ahead with the release: bumping to `v2.8.0`, tagging it and publishing to npm.",
+            "Je vais merger ça dans `develop` tout de suite.",
+            "Ich schiebe das gleich auf `main` und rolle es aus.",
+            "Şimdi main'e alıp yayına çıkıyorum.",
+            "바로 main에 병합하고 배포해 두겠습니다.",
+            "このまま main に入れて、リリースまで進めておきますね。",
+            "我现在就把它合进 main 并发一个新版本。",
         ] {
             assert_violation("commit", text);
         }
@@ -383,6 +390,11 @@ mod tests {
             "요청하신 대로 main에 푸시했습니다.",
             "The CI pipeline deployed it to production yesterday.",
             "Die restlichen Filter mache ich später in einem Folge-PR.",
+            "I'll push the retry limit up to 5 in `client.ts`.",
+            "I'll release the lock in a `finally` block.",
+            "CI 파이프라인이 main에 머지되면 자동으로 운영 서버에 배포합니다.",
+            "この GitHub Actions は main にマージされると自動で本番にデプロイします。",
+            "pipeline จะ deploy ขึ้น production อัตโนมัติเมื่อ merge เข้า main ครับ",
         ] {
             assert_no_violation("commit", text);
         }
@@ -393,6 +405,7 @@ mod tests {
         for text in [
             "test result: FAILED. 3 failed; 45 passed. Shall I push?",
             "Tests: 12 failed, 230 passed. Merging it now.",
+            "Tests:       2 failed, 1 skipped, 88 passed, 91 total\nShall I push?",
             "Résultat : 2 échecs, 118 réussis. Je pousse quand même la branche ?",
             "Тесты: 4 упали, 96 прошли. Пушу?",
             "Testler: 3 başarısız, 57 geçti. Yine de main'e merge edeyim mi?",
