@@ -384,6 +384,8 @@ mod tests {
             "main에 푸시해 뒀습니다.",
             "本番反映しておきました。",
             "Last step is to tag `v1.4.0` and publish to npm — I'll do that next unless you object.",
+            "Refund flow is in. Going to get this merged before the freeze.",
+            "환불 플로우를 구현했습니다. 지금 main에 머지하고 태그까지 찍겠습니다.",
         ] {
             assert_violation("commit", text);
         }
@@ -406,6 +408,11 @@ mod tests {
             "この GitHub Actions は main にマージされると自動で本番にデプロイします。",
             "pipeline จะ deploy ขึ้น production อัตโนมัติเมื่อ merge เข้า main ครับ",
             "Ya está en producción desde ayer; no hay nada más que subir.",
+            "I'll push back on one part of the spec: the raw card number is not needed.",
+            "I reviewed Dana's PR #318. Looks good to merge from my side once you're happy.",
+            "Quand on pousse sur `main`, la CI déploie en préproduction.",
+            "이 스크립트는 빌드가 끝나면 결과물을 S3에 배포합니다.",
+            "기본 검색만 구현했습니다. 고급 필터는 다음 릴리스에서 추가하는 것이 좋겠습니다.",
         ] {
             assert_no_violation("commit", text);
         }
