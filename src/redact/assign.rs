@@ -1829,7 +1829,11 @@ fn is_prose_of_another_script(value: &[u8]) -> bool {
     }
     let mut run = 0;
     for c in text.chars() {
-        run = if c.is_alphabetic() && !c.is_ascii() { run + 1 } else { 0 };
+        run = if c.is_alphabetic() && !c.is_ascii() {
+            run + 1
+        } else {
+            0
+        };
         if run > MAX_TYPED_RUN {
             return true;
         }
