@@ -31,7 +31,7 @@ impl Joined {
             self.text.push(b' ');
             self.sources.push(element.start..element.start);
         }
-        let quoted = line[element.clone()].iter().any(|&b| b == b' ');
+        let quoted = line[element.clone()].contains(&b' ');
         if quoted {
             self.text.push(b'\'');
             self.sources.push(element.start..element.start);
