@@ -1232,6 +1232,14 @@ fn aligned_cells(line: &[u8]) -> Vec<Range<usize>> {
 /// The column of the key at `start..end` in the header of a table aligned with blanks: three
 /// cells or more, each a name (letters, digits, single blanks, `_ - .`), the key one of them.
 fn aligned_table_header(line: &[u8], start: usize, end: usize) -> Option<usize> {
+    // The key is a cell of its own: a tab or two blanks (or the line's edge) on either side.
+    // Most keys are not, and the line is not split for them.
+    let gap = |pair: &[u8]| pair.contains(&b'\t') || pair == b"  ";
+    let before = start == indentation(line) || start >= 2 && gap(&line[start - 2..start]);
+    let after = end == line.len() || line.len() >= end + 2 && gap(&line[end..end + 2]);
+    if !before || !after {
+        return None;
+    }
     let cells = aligned_cells(line);
     let column = cells.iter().position(|cell| *cell == (start..end))?;
     let is_name = |cell: &Range<usize>| {
