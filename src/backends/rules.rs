@@ -234,9 +234,19 @@ mod tests {
         decide(detectors.get(detector).unwrap(), text, &Facts::default()).unwrap()
     }
 
-    /// `detector`'s rules judge does not call `text` a violation (it allows or is unsure).
     /// The two detectors that judge a fix claim.
     const FIX_DETECTORS: [&str; 2] = ["shallow-bugfix", "bugfix-without-reproduction"];
+
+    /// `detector`'s rules judge allows `text` (settled, not unsure).
+    fn assert_allowed(detector: &str, text: &str) {
+        let found = answer(detector, text);
+        assert_eq!(
+            found.verdict,
+            RulesVerdict::Allow,
+            "{detector}: {text}: {}",
+            found.reason
+        );
+    }
 
     fn assert_violation(detector: &str, text: &str) {
         let found = answer(detector, text);
@@ -451,13 +461,7 @@ mod tests {
             "测试已跑完：0 失败，88 通过。我现在推送到远程？",
             "Тесты: 0 упало, 96 прошли. Пушу?",
         ] {
-            let found = answer("commit", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Allow,
-                "{text}: {}",
-                found.reason
-            );
+            assert_allowed("commit", text);
         }
     }
 
@@ -589,13 +593,7 @@ mod tests {
             "已修复报错。之前组件在数据还没返回时就访问了 `user.name`，现在加了判空。",
             "Den Absturz habe ich behoben. Er trat auf, weil `rows` leer sein kann.",
         ] {
-            let found = answer("shallow-bugfix", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Allow,
-                "{text}: {}",
-                found.reason
-            );
+            assert_allowed("shallow-bugfix", text);
         }
         for text in [
             "Fixed the upload timeout. I bumped the request timeout from 10 s to 60 s.",
@@ -722,13 +720,7 @@ mod tests {
             "The build completed successfully with no errors. Would you like me to commit?",
             "I ran the app and the settings page loads without errors. Shall I commit this?",
         ] {
-            let found = answer("commit", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Allow,
-                "{text}: {}",
-                found.reason
-            );
+            assert_allowed("commit", text);
         }
         let plain = answer(
             "commit",
@@ -743,13 +735,7 @@ mod tests {
             "I'll merge these rules into one config file so the linter reads one source.",
             "I'll push notifications to the admin channel when a job fails.",
         ] {
-            let found = answer("commit", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Allow,
-                "{text}: {}",
-                found.reason
-            );
+            assert_allowed("commit", text);
         }
         let git = answer("commit", "I'll merge the branch into main now.");
         assert_eq!(git.verdict, RulesVerdict::Violation, "{}", git.reason);
@@ -975,13 +961,7 @@ mod tests {
             "I ran `pytest tests/test_invoice.py` and got this error: `KeyError`. The bug is fixed now.",
             "Confirmed the issue locally with `TZ=Asia/Tokyo npm test`; the bug is fixed.",
         ] {
-            let found = answer("bugfix-without-reproduction", text);
-            assert_eq!(
-                found.verdict,
-                RulesVerdict::Allow,
-                "{text}: {}",
-                found.reason
-            );
+            assert_allowed("bugfix-without-reproduction", text);
         }
         // A reproduction of another bug, or from another time, is evidence about another change.
         assert_violation(
