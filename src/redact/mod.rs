@@ -735,31 +735,49 @@ impl<'r> Scanner<'r> {
         let mut found = Vec::new();
         for string in &strings {
             let decoded = escaped::decode(&content[string.clone()]);
-            let mut inner = Scanner::with_anchoring(self.redactor, self.anchoring);
-            inner.escape_depth = self.escape_depth + 1;
-            inner.replacements = Some(Vec::new());
-            // Only where the secrets are matters here; the sink cannot fail.
-            let _ = inner.process(&decoded.text, &mut io::sink());
-            let _ = inner.finish(&mut io::sink());
-            for (secret, rule) in inner.replacements.take().unwrap_or_default() {
+            found.extend(self.secrets_of_view(&decoded.text, |secret| {
                 let source = decoded.source(secret);
-                if !source.is_empty() {
-                    found.push(Span {
-                        start: string.start + source.start,
-                        end: string.start + source.end,
-                        rule,
-                        opens_block: false,
-                        counted_apart: true,
-                    });
-                }
-            }
-            for (kind, count) in inner.counts {
-                *self.counts.entry(kind).or_default() += count;
-            }
+                string.start + source.start..string.start + source.end
+            }));
         }
         for span in found {
             merge_span(&mut self.spans, span);
         }
+    }
+
+    /// The secrets of a view of the line (a JSON string decoded, an array of strings joined)
+    /// redacted as text of its own, as spans of the line through `source`, which maps a range
+    /// of the view back to the line's bytes; their counts are added to this scanner's.
+    fn secrets_of_view(
+        &mut self,
+        view: &[u8],
+        source: impl Fn(Range<usize>) -> Range<usize>,
+    ) -> Vec<Span> {
+        let mut inner = Scanner::with_anchoring(self.redactor, self.anchoring);
+        inner.escape_depth = self.escape_depth + 1;
+        inner.replacements = Some(Vec::new());
+        // Only where the secrets are matters here; the sink cannot fail.
+        let _ = inner.process(view, &mut io::sink());
+        let _ = inner.finish(&mut io::sink());
+        for (kind, count) in std::mem::take(&mut inner.counts) {
+            *self.counts.entry(kind).or_default() += count;
+        }
+        inner
+            .replacements
+            .take()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(secret, rule)| {
+                let source = source(secret);
+                (!source.is_empty()).then_some(Span {
+                    start: source.start,
+                    end: source.end,
+                    rule,
+                    opens_block: false,
+                    counted_apart: true,
+                })
+            })
+            .collect()
     }
 
     /// Adds to `self.spans` the secrets of the line's command lines written as arrays of
@@ -777,27 +795,7 @@ impl<'r> Scanner<'r> {
             if !keywords.iter().any(|at| array.contains(at)) {
                 continue;
             }
-            let mut inner = Scanner::with_anchoring(self.redactor, self.anchoring);
-            inner.escape_depth = self.escape_depth + 1;
-            inner.replacements = Some(Vec::new());
-            // Only where the secrets are matters here; the sink cannot fail.
-            let _ = inner.process(&joined.text, &mut io::sink());
-            let _ = inner.finish(&mut io::sink());
-            for (secret, rule) in inner.replacements.take().unwrap_or_default() {
-                let source = joined.source(secret);
-                if !source.is_empty() {
-                    found.push(Span {
-                        start: source.start,
-                        end: source.end,
-                        rule,
-                        opens_block: false,
-                        counted_apart: true,
-                    });
-                }
-            }
-            for (kind, count) in inner.counts {
-                *self.counts.entry(kind).or_default() += count;
-            }
+            found.extend(self.secrets_of_view(&joined.text, |secret| joined.source(secret)));
         }
         for span in found {
             merge_span(&mut self.spans, span);
