@@ -1791,8 +1791,7 @@ impl Grammar {
     /// Where a passphrase of four words or more that runs from `start` to the end of the line
     /// (or to a comment) ends.
     fn passphrase_to_line_end(&self, line: &[u8], start: usize) -> Option<usize> {
-        let rest_end =
-            memchr::memmem::find(&line[start..], b" #").map_or(line.len(), |i| start + i);
+        let rest_end = comment_or_line_end(line, start);
         let rest = trim_end(line, start, rest_end);
         self.is_passphrase_of_words(&line[rest.clone()], 4)
             .then_some(rest.end)
@@ -2505,11 +2504,17 @@ fn shell_word_end(line: &[u8], end: usize, after: usize) -> usize {
     }
 }
 
+/// Where the value that starts at `from` may end at the latest: a comment after a blank
+/// (` # …`), else the line's end.
+fn comment_or_line_end(line: &[u8], from: usize) -> usize {
+    memchr::memmem::find(&line[from..], b" #").map_or(line.len(), |i| from + i)
+}
+
 /// The end of the blank-separated words after a value ending at `end` when they are all that
 /// is left of the line (a comment aside), at most two, and each looks typed at random
 /// (digits, or capitals after its first letter): `kCbekA Nd0f0Rpz`, not `then press enter`.
 fn random_words_after(line: &[u8], end: usize) -> Option<usize> {
-    let rest_end = memchr::memmem::find(&line[end..], b" #").map_or(line.len(), |i| end + i);
+    let rest_end = comment_or_line_end(line, end);
     let rest = &line[end..rest_end];
     let words: Vec<&[u8]> = rest
         .split(|&b| is_blank(b))
