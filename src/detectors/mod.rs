@@ -581,6 +581,9 @@ pub struct CueSet {
     /// Err names the first pattern whose gate could not be computed (it does not parse).
     gates: std::result::Result<Vec<Gate>, String>,
     regexes: Vec<LazyRegex>,
+    /// The gates as one index: the build's for a built-in detector's own cues, else built on
+    /// first use.
+    builtin_index: Option<&'static GateIndex>,
     index: OnceLock<GateIndex>,
 }
 
@@ -594,6 +597,7 @@ impl std::fmt::Debug for CueSet {
 
 impl CueSet {
     fn new(patterns: Vec<(CueRole, String)>, detector: &str) -> CueSet {
+        let builtin_index = builtin_cue_index(detector, &patterns);
         let gates = patterns
             .iter()
             .map(|(role, pattern)| {
@@ -610,6 +614,7 @@ impl CueSet {
             patterns,
             gates,
             regexes,
+            builtin_index,
             index: OnceLock::new(),
         }
     }
@@ -687,10 +692,13 @@ impl CueSet {
         wanted: impl Fn(CueRole) -> bool,
     ) -> std::result::Result<Vec<usize>, String> {
         let gates = self.gates.as_ref().map_err(Clone::clone)?;
-        let index = self.index.get_or_init(|| {
-            let clauses: Vec<Vec<&[Literal]>> = gates.iter().map(Gate::clauses).collect();
-            GateIndex::new(&clauses)
-        });
+        let index = match self.builtin_index {
+            Some(index) => index,
+            None => self.index.get_or_init(|| {
+                let clauses: Vec<Vec<&[Literal]>> = gates.iter().map(Gate::clauses).collect();
+                GateIndex::new(&clauses)
+            }),
+        };
         let candidates = index.candidates(text);
         Ok(self
             .patterns
@@ -705,6 +713,22 @@ impl CueSet {
         self.gates.as_ref().map_err(Clone::clone)?;
         (0..self.patterns.len()).try_for_each(|i| self.regex(i, detector, None).map(|_| ()))
     }
+}
+
+/// The build's gate index of `detector`'s cues when `patterns` are exactly the built-in
+/// detector's (a user's override of its skips or rules makes them differ): building it is a
+/// good part of what a Layer 1 hit costs.
+fn builtin_cue_index(detector: &str, patterns: &[(CueRole, String)]) -> Option<&'static GateIndex> {
+    let at = BUILTIN_EVENTS
+        .iter()
+        .position(|(name, _)| *name == detector)?;
+    let (slots, index) = &BUILTIN_CUE_INDEXES[at];
+    let same = slots.len() == patterns.len()
+        && slots
+            .iter()
+            .zip(patterns)
+            .all(|(&slot, (_, pattern))| BUILTIN_GATES[slot as usize].0 == pattern);
+    same.then_some(index)
 }
 
 fn invalid_cue(detector: &str, role: CueRole, pattern: &str, err: &str) -> String {
@@ -1577,6 +1601,38 @@ events = ["stop", "pre-tool"]
             assert!(builtin_short(pattern).is_some(), "{pattern}");
         }
         assert_eq!(BUILTIN_GATES.len(), BUILTIN_PATTERNS);
+    }
+
+    /// Each built-in detector's cue index from the build is the one its cues' gates give now:
+    /// same literals, same clauses, the same candidates on the tuning corpus; and a user's
+    /// override of a detector's rules leaves the build's index unused.
+    #[test]
+    fn the_embedded_cue_indexes_are_the_ones_built_now() {
+        let detectors = Detectors::load(&[]).unwrap();
+        let texts = corpus_texts();
+        for detector in &detectors.list {
+            let cues = detector.cues();
+            let embedded = cues
+                .builtin_index
+                .unwrap_or_else(|| panic!("{}: no embedded cue index", detector.name));
+            let gates = cues.gates.as_ref().unwrap();
+            let clauses: Vec<Vec<&[Literal]>> = gates.iter().map(Gate::clauses).collect();
+            let built = GateIndex::new(&clauses);
+            assert_eq!(embedded.index.literals(), built.index.literals());
+            assert_eq!(embedded.gated, built.gated, "{}", detector.name);
+            assert_eq!(embedded.clauses, built.clauses, "{}", detector.name);
+            for text in &texts {
+                assert_eq!(embedded.candidates(text), built.candidates(text));
+            }
+        }
+        let mut overridden: DetectorSpec =
+            toml_edit::de::from_str("name = \"commit\"\n[rules]\nnew_proposal = ['(?i)ship it']\n")
+                .unwrap();
+        overridden.events = None;
+        let detectors = Detectors::load(&[overridden]).unwrap();
+        let commit = detectors.list.iter().find(|d| d.name == "commit").unwrap();
+        assert!(commit.cues().builtin_index.is_none());
+        assert!(commit.cues().candidates("ship it", |_| true).unwrap().len() == 1);
     }
 
     #[test]
