@@ -828,6 +828,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "if err := l.Bind(\"cn=svc-ci,ou=services,dc=corp,dc=local\", \"«{a4}@{a3};{a4}({d4})»\"); err != nil {",
         "if err := l.Bind(\"cn=svc-ci,ou=services,dc=corp,dc=local\", os.Getenv(\"LDAP_PASSWORD\")); err != nil {",
     ),
+    (
+        "secret-store-write",
+        "aws secretsmanager create-secret --name prod/db --secret-string «'{a10}!{a4}'»",
+        "aws secretsmanager create-secret --name prod/db --secret-string file://db-secret.json",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.

@@ -322,6 +322,8 @@ const LEAKS: &[(&str, &[&str])] = &[
             "Sunucu şifresi «{a6}#{a4}» olarak ayarlandı",
             "kullanıcı: admin şifre: «{a6}!{a4}»",
             "Parola: «{a6}!{a4}»",
+            "Kullanıcı adı app, parola ise «'{a6}&{a4}'».",
+            "Kullanıcı adı deploy, şifre ise «{a7}#{a3}»",
             "รหัสผ่านของเซิร์ฟเวอร์คือ «{a6}#{a4}»",
             "ชื่อผู้ใช้ admin รหัสผ่าน «{a6}!{a4}»",
             "서버 비밀번호는 «{a6}#{a4}»입니다",
@@ -1497,6 +1499,35 @@ const LEAKS: &[(&str, &[&str])] = &[
             "expect -re \"(P|p)assword\" { exp_send \"«{a10}»\\r\" }",
         ],
     ),
+    (
+        "values written into a secret or parameter store from the command line",
+        &[
+            "aws secretsmanager put-secret-value --secret-id prod/api --secret-string «{a24}»",
+            "aws secretsmanager update-secret --secret-id db --secret-string=«'{a8}#{a6}'»",
+            "aws ssm put-parameter --name /prod/db/password --value «'{a9}!{a3}'» --type SecureString --overwrite",
+            "aws ssm put-parameter --type SecureString --name /app/stripe --value «{a32}»",
+            "drone secret add --repository acme/api --name docker_password --data «'{a6}!{a6}'»",
+            "drone orgsecret add acme registry_token «{a20}»",
+            "az keyvault secret set --vault-name kv-prod --name db-password --value «\"{a12}%{a2}\"»",
+            "vercel env add DB_PASSWORD production --value «'{a10}&{a3}'» --yes",
+            "netlify env:set STRIPE_SECRET_KEY «{a40}»",
+            "pulumi config set --secret dbPassword «{a11}»",
+        ],
+    ),
+    (
+        "the password of a connection a stack trace prints",
+        &[
+            "#0 /var/www/html/db.php(5): PDO->__construct('mysql:host=db;d...', 'shop', '«{a8}#{a4}»')",
+            "#1 [internal function]: PDO::__construct('pgsql:host=pg', 'app', '«{a12}»')",
+        ],
+    ),
+    (
+        "a SQL Server JDBC URL with the port before its properties",
+        &[
+            "jdbc:sqlserver://sql01.corp.local:1433;databaseName=Hr;user=hr_app;password=«{a8}@{a4}»;encrypt=true",
+            "jdbc:sqlserver://sql01.corp.local:1433;databaseName=Hr;user=hr_app;password={«{a3}@{a3};{a2}}}{a2}»};encrypt=true",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -1681,6 +1712,7 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "비밀번호를 입력하세요",
             "a senha é obrigatória",
             "şifre gerekli",
+            "Kullanıcı adı değişti, parola ise aynı kaldı.",
             "mật khẩu là bắt buộc",
             "รหัสผ่านไม่ถูกต้อง",
             "each row is identified by its primary key",
@@ -2113,6 +2145,17 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "PASSWORD_DIR='C:\\' ./setup.sh",
             "echo \"APP_KEY=base64:$(openssl rand -base64 32)\" >> .env",
             "export DB_PASSWORD=$(openssl rand -hex 16)",
+        ],
+    ),
+    (
+        "secret-store writes whose value is read from elsewhere or is no secret",
+        &[
+            "aws secretsmanager create-secret --name prod/db --secret-string file://secret.json",
+            "aws secretsmanager put-secret-value --secret-id db --secret-string \"$DB_SECRET_JSON\"",
+            "aws ssm put-parameter --name /prod/app/port --value 8080 --type String",
+            "vercel env add DB_PASSWORD production --value $DB_PASSWORD",
+            "drone secret add --repository acme/api --name ssh_key --data @/home/ci/.ssh/id_ed25519",
+            "jdbc:sqlserver://sql01.corp.local:1433;databaseName=Hr;integratedSecurity=true",
         ],
     ),
 ];
