@@ -1170,7 +1170,8 @@ fn table_cell_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize
         after += 1;
     }
     let value_start = after + separator_at(after)?;
-    let cell_end = (value_start..line.len()).find(|&at| separator_at(at).is_some())?;
+    let cell_end = (value_start..line.len())
+        .find(|&at| separator_at(at).is_some() && !is_escaped_pipe(line, at))?;
     let mut value_start = value_start;
     let mut value_end = cell_end;
     while value_start < value_end && is_mark(line[value_start]) {
@@ -1181,6 +1182,12 @@ fn table_cell_value(line: &[u8], start: usize, end: usize) -> Option<Range<usize
     }
     let value = &line[value_start..value_end];
     (!value.is_empty() && !value.iter().any(|&b| is_blank(b))).then_some(value_start..value_end)
+}
+
+/// Whether `line[at]` is a pipe escaped with a backslash: Markdown's way of writing `|` inside
+/// a cell (`Md\|pass`), so it separates no cells.
+fn is_escaped_pipe(line: &[u8], at: usize) -> bool {
+    line[at] == b'|' && at > 0 && line[at - 1] == b'\\'
 }
 
 /// The separators of the tables that database clients and Markdown print.
@@ -1198,6 +1205,9 @@ pub(crate) fn table_cells(line: &[u8], separator: &[u8]) -> Vec<Range<usize>> {
     let mut cells = Vec::new();
     let mut cell_start = 0;
     for at in memchr::memmem::find_iter(line, separator) {
+        if is_escaped_pipe(line, at) {
+            continue;
+        }
         cells.push(cell_start..at);
         cell_start = at + separator.len();
     }

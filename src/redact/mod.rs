@@ -987,19 +987,32 @@ impl<'r> Scanner<'r> {
                             rows_left: rows_left - 1,
                         },
                     ));
-                    if secret {
-                        self.write_redacted_line(
-                            text,
-                            position,
-                            value_start,
-                            value.len(),
-                            rule,
-                            output,
-                        )?;
-                        output.write_all(&text[position + value_start + value.len()..line_end])?;
-                    } else {
-                        output.write_all(&text[position..line_end])?;
+                    // The row's other cells are redacted as the line would be outside the
+                    // table (a token in another column, a `KEY=value` in this one).
+                    let mut spans = self.secrets_of_view(content, |secret| secret);
+                    let end = value_start + value.len();
+                    // A secret found inside the cell (`PGPASSWORD=…`) is the finer answer.
+                    if secret && !spans.iter().any(|s| s.start < end && value_start < s.end) {
+                        self.count(rule);
+                        merge_span(
+                            &mut spans,
+                            Span {
+                                start: value_start,
+                                end,
+                                rule,
+                                opens_block: false,
+                                counted_apart: true,
+                            },
+                        );
                     }
+                    let mut cursor = 0;
+                    for span in &spans {
+                        output.write_all(&content[cursor..span.start])?;
+                        write!(output, "[REDACTED:{}]", self.redactor.rule(span.rule).id)?;
+                        self.replaced(position + span.start..position + span.end, span.rule);
+                        cursor = span.end;
+                    }
+                    output.write_all(&text[position + cursor..line_end])?;
                     position = line_end;
                 }
                 Pending::CommandOutput { lines_left } => {

@@ -1413,6 +1413,10 @@ const LEAKS: &[(&str, &[&str])] = &[
             " id | username | password\n----+----------+----------\n  1 | admin    | «{a6}!{a5}»\n(1 row)",
             "| Name | Type | Password |\n|---|---|---|\n| db | postgres | «{a6}!{a5}» |",
             "│ name │ token │ expires │\n├──────┼───────┼─────────┤\n│ ci │ «{a40}» │ 2026-01-01 │",
+            // The row's other cells are redacted too, and a secret cell holding an assignment.
+            "| Repo | Secret | Status |\n|---|---|---|\n| «ghp_{a36}» | `n/a` | leaked |",
+            "| File | Secret | Status |\n|------|--------|--------|\n| `seed.sh` | `PGPASSWORD=«{a4};{a4}!»` | committed |",
+            "| Key | Value |\n|-----|-------|\n| `DB_PASSWORD` | `«{a2}\\|{a5};{a2}»` |",
         ],
     ),
     (
