@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
 use regex_automata::nfa::thompson::{WhichCaptures, backtrack::BoundedBacktracker, pikevm::PikeVM};
-use regex_automata::{Input, Match, MatchKind, PatternSet, meta};
+use regex_automata::{Input, Match, meta};
 use regex_syntax::hir::Hir;
 
 use crate::error::{Error, Result};
@@ -1116,14 +1116,12 @@ impl Detectors {
 /// A hook judges one text per process, so building an automaton of every trigger (tens of
 /// milliseconds for the built-ins) would cost far more than the search. Instead one cheap pass
 /// looks for the triggers' gate literals, and only a trigger whose gate occurs (or that has no
-/// gate) is compiled and run: most texts compile nothing. An ASCII text of a megabyte or more
-/// is searched by one automaton of every trigger instead (built once per set, its cost is then
-/// small next to the search). The result is exactly what a `regex::RegexSet` of every trigger
-/// would say (a unit test holds it to that).
+/// gate) is compiled and run: most texts compile nothing. The same holds for a text of
+/// megabytes: one automaton of every trigger was tried for those, and since the triggers grew
+/// its lazy DFA gives up on them for the PikeVM (a minute per megabyte). The result is exactly
+/// what a `regex::RegexSet` of every trigger would say (a unit test holds it to that).
 pub struct TriggerSet<'d> {
     detectors: Vec<&'d Detector>,
-    /// Every trigger in one automaton, for large texts; built on first use.
-    full: OnceLock<std::result::Result<meta::Regex, String>>,
     /// The gates of every trigger, in `owners` order.
     gates: TriggerGates,
     /// Every trigger as (detector, trigger), in detector then trigger order.
@@ -1189,8 +1187,6 @@ pub struct TriggerHit {
     pub end: usize,
 }
 
-/// From this text size on, Layer 1 searches an ASCII text with one automaton of every trigger.
-const FULL_SET_MIN_BYTES: usize = 1 << 20;
 
 // A trigger's clauses are bits of a u8.
 const _: () = assert!(crate::gate::MAX_CLAUSES <= 8);
@@ -1213,46 +1209,9 @@ impl<'d> TriggerSet<'d> {
             .collect();
         Ok(TriggerSet {
             detectors: detectors.to_vec(),
-            full: OnceLock::new(),
             gates: TriggerGates::new(&gates),
             owners,
         })
-    }
-
-    /// Every trigger in one automaton: `regex::RegexSet`'s engine and configuration minus
-    /// the parts that do not pay back for a set searched once (the literal prefilter, whose
-    /// case-folded extraction costs more than the search, and the capture engines).
-    fn full(&self) -> Result<&meta::Regex> {
-        self.full
-            .get_or_init(|| {
-                // Only ASCII texts are searched with it: cut to ASCII, the automaton is built
-                // in a fraction of the time, and its lazy DFA does not give up (to the slow
-                // PikeVM) on the states the Unicode classes make.
-                let hirs = self
-                    .owners
-                    .iter()
-                    .map(|&(d, t)| {
-                        let pattern = self.detectors[d].triggers[t].as_str();
-                        parsed(pattern, true)
-                            .map_err(|err| format!("invalid trigger pattern `{pattern}`: {err}"))
-                    })
-                    .collect::<std::result::Result<Vec<Hir>, String>>()?;
-                let config = meta::Config::new()
-                    .nfa_size_limit(Some(10 << 20))
-                    .hybrid_cache_capacity(2 << 20)
-                    .match_kind(MatchKind::All)
-                    .utf8_empty(true)
-                    .which_captures(WhichCaptures::None)
-                    .auto_prefilter(false)
-                    .onepass(false)
-                    .backtrack(false);
-                meta::Builder::new()
-                    .configure(config)
-                    .build_many_from_hir(&hirs)
-                    .map_err(|err| format!("invalid trigger pattern: {err}"))
-            })
-            .as_ref()
-            .map_err(|err| Error::config(err.clone()))
     }
 
     /// The detectors given to `new`, in that order.
@@ -1284,21 +1243,9 @@ impl<'d> TriggerSet<'d> {
         Ok(hits)
     }
 
-    /// Which triggers (in `owners` order) may match `text`: those whose gate clauses all occur
-    /// (or, on a large text, exactly those the full automaton says match).
+    /// Which triggers (in `owners` order) may match `text`: those whose gate clauses all occur.
     fn candidates(&self, text: &str) -> Result<Vec<bool>> {
-        Ok(if text.len() >= FULL_SET_MIN_BYTES && text.is_ascii() {
-            let full = self.full()?;
-            let mut matched = PatternSet::new(full.pattern_len());
-            full.which_overlapping_matches(&Input::new(text), &mut matched);
-            let mut candidates = vec![false; self.owners.len()];
-            for pattern in matched.iter() {
-                candidates[pattern.as_usize()] = true;
-            }
-            candidates
-        } else {
-            self.gates.candidates(text)
-        })
+        Ok(self.gates.candidates(text))
     }
 }
 
@@ -1713,8 +1660,8 @@ events = ["stop", "pre-tool"]
         );
     }
 
-    /// A text past `FULL_SET_MIN_BYTES` takes the full-automaton path: same detectors, same
-    /// first trigger and match as the gated path and as running each trigger in order.
+    /// A text of a megabyte hits the same detectors, with the same first trigger and match, as
+    /// running each trigger in order.
     #[test]
     fn large_texts_hit_what_small_ones_hit() {
         let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
@@ -1724,7 +1671,7 @@ events = ["stop", "pre-tool"]
         let texts = corpus_texts();
         let mut big = String::new();
         let filler = "A plain sentence that no trigger cares about, repeated. ";
-        while big.len() < FULL_SET_MIN_BYTES {
+        while big.len() < 1 << 20 {
             big.push_str(filler);
         }
         let hitting = texts.iter().filter(|t| !set.hits(t).unwrap().is_empty());
@@ -1956,3 +1903,4 @@ events = ["stop", "pre-tool"]
         assert!(set.hits("nothing").unwrap().is_empty());
     }
 }
+
