@@ -1187,7 +1187,6 @@ pub struct TriggerHit {
     pub end: usize,
 }
 
-
 // A trigger's clauses are bits of a u8.
 const _: () = assert!(crate::gate::MAX_CLAUSES <= 8);
 
@@ -1903,4 +1902,3 @@ events = ["stop", "pre-tool"]
         assert!(set.hits("nothing").unwrap().is_empty());
     }
 }
-
