@@ -140,6 +140,22 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
     ]
     .iter()
     .any(|table| table.iter().any(|(_, cues)| !cues.is_empty()));
+    // A proposal or claim inside a code block or a `>` quote is quoted, not said: a commit
+    // message draft ("fix: …"), a CHANGELOG snippet ("- Fixed …"), a test script echoing
+    // "✅ fixed". Only the proposal field is read that way: a failure shown in a fence is still
+    // evidence.
+    let quoted = quoted_spans(text);
+    let matches: Vec<_> = matches
+        .into_iter()
+        .filter(|m| {
+            let proposal = detector
+                .fields
+                .iter()
+                .position(|f| f == PROPOSAL_FIELD)
+                .is_some_and(|i| m.role == CueRole::For(i) || m.role == CueRole::Unsure(i));
+            !(proposal && quoted.iter().any(|&(s, e)| s <= m.start && m.end <= e))
+        })
+        .collect();
     let mut fields = BTreeMap::new();
     let mut notes = Vec::new();
     for (index, field) in detector.fields.iter().enumerate() {
@@ -211,6 +227,34 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
         fields,
         reason,
     })
+}
+
+/// The field that says a detector's behaviour happened (a proposal, a claim).
+const PROPOSAL_FIELD: &str = "new_proposal";
+
+/// Byte ranges of `text` that quote rather than say: fenced code blocks (``` or ~~~, an
+/// unclosed fence runs to the end) and lines that start with `>`.
+fn quoted_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut fence: Option<usize> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            match fence.take() {
+                Some(open) => spans.push((open, offset)),
+                None => fence = Some(start),
+            }
+        } else if fence.is_none() && trimmed.starts_with('>') {
+            spans.push((start, offset));
+        }
+    }
+    if let Some(open) = fence {
+        spans.push((open, text.len()));
+    }
+    spans
 }
 
 fn clip(text: &str) -> String {
@@ -1276,5 +1320,37 @@ mod tests {
             "commit",
             "Let me know if I should merge it — `cargo test` passed (212 tests) and clippy is clean.",
         );
+    }
+
+    #[test]
+    fn a_fix_quoted_in_a_code_block_or_narrated_ahead_is_no_claim() {
+        for text in [
+            "Here's a commit message for your changes:\n\n```\nfix(auth): stop the redirect loop\n\nFixed the loop between /login and /dashboard.\n```\n\nWant me to shorten it?",
+            "I added the entry to `CHANGELOG.md`:\n\n> - Fixed a crash when the config file is empty\n\nThe release notes are ready for you to review.",
+            "提交信息：\n\n```\nfix: 修复登录后跳转错误\n\n已修复 token 过期时来回跳转的问题\n```",
+            "Let me help you fix both issues. Which Node version does your CI image use?",
+            "有，几个办法，30 秒搞定。域名都搞定了，接下来配置安全组。",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_no_violation(detector, text);
+            }
+        }
+        for detector in FIX_DETECTORS {
+            assert_violation(
+                detector,
+                "Let me fix that.\n\nFixed! The dropdown should work properly now.",
+            );
+        }
+    }
+
+    #[test]
+    fn a_check_said_in_the_language_after_the_fix_leaves_it_to_the_llm() {
+        for text in [
+            "## Problème résolu ✅\n\n**Vérification :** j'ai relancé le serveur et rechargé la page : la redirection ne boucle plus.",
+            "## ✅ Problema Resolvido\n\nRodei `npm run build` novamente e abri a tela de login: o redirecionamento funciona.",
+            "## ✅ 解決しました\n\nもう一度 `npm run dev` を実行してページを開いたところ、エラーは表示されません。",
+        ] {
+            assert_no_violation("bugfix-without-reproduction", text);
+        }
     }
 }
