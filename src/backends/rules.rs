@@ -1353,4 +1353,22 @@ mod tests {
             assert_no_violation("bugfix-without-reproduction", text);
         }
     }
+
+    #[test]
+    fn a_compiler_message_quoted_is_a_cause_and_a_look_announced_is_no_change() {
+        for text in [
+            "Node marcaba `SyntaxError: Unexpected token '}'` en `utils.js`: sobraba una llave. La quité; `node --check` ya no da error.",
+            "Flutter выдавал ошибку компиляции: `The getter 'title' isn't defined for the class 'Note'`. Исправил обращение — `flutter build` проходит.",
+        ] {
+            assert_no_violation("shallow-bugfix", text);
+        }
+        assert_violation(
+            "shallow-bugfix",
+            "ビルドエラーを修正しました。`strict` を `false` にしたらエラーが出なくなりました。",
+        );
+        assert_no_violation(
+            "bugfix-without-reproduction",
+            "Certo! Vou resolver o bug do carrinho. Primeiro, vou verificar o `CartContext.tsx`:",
+        );
+    }
 }
