@@ -61,7 +61,7 @@ const TRIGGER_WORDS: &[&str] = &[
     // the scope cue families: the rest, phases, TODOs, tomorrow, runs still going
     "remaining", "phase", "todo", "hard-coded", "sprint", "剩余", "阶段", "后续", "明天", "残り",
     "フェーズ", "スプリント", "実行中", "le reste", "der rest", "restante", "остальн", "отдельн",
-    "yarın", "sonraki", "เฟส", "남은", "릴리스", "versión", "mañana", "上下文", "mvp", "stub",
+    "yarın", "sonraki", "เฟส", "남은", "릴리스", "versión", "mañana", "上下文", "mvp", "stub", "等一下", "开发中",
     "attend", "gewartet", "esper", "дожд", "bekle", "기다", "đợi", "รอ", "跑完", "별도", "ayrı", "tách", "iteration",
 ];
 
