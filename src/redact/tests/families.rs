@@ -1532,6 +1532,13 @@ const LEAKS: &[(&str, &[&str])] = &[
             "jdbc:sqlserver://sql01.corp.local:1433;databaseName=Hr;user=hr_app;password={«{a3}@{a3};{a2}}}{a2}»};encrypt=true",
         ],
     ),
+    (
+        "an Erlang node's cluster cookie printed from its file",
+        &[
+            "$ cat ~/.erlang.cookie\n«{U20}»",
+            "$ sudo cat /var/lib/rabbitmq/.erlang.cookie\n«{U20}»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -2160,6 +2167,13 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "vercel env add DB_PASSWORD production --value $DB_PASSWORD",
             "drone secret add --repository acme/api --name ssh_key --data @/home/ci/.ssh/id_ed25519",
             "jdbc:sqlserver://sql01.corp.local:1433;databaseName=Hr;integratedSecurity=true",
+        ],
+    ),
+    (
+        "an Erlang cookie file that is not there",
+        &[
+            "$ cat ~/.erlang.cookie\ncat: /home/dev/.erlang.cookie: No such file or directory",
+            "$ ls -la ~/.erlang.cookie\n-r-------- 1 dev dev 20 Dec  7 10:02 /home/dev/.erlang.cookie",
         ],
     ),
 ];
