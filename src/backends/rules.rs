@@ -145,15 +145,13 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
     // "✅ fixed". Only the proposal field is read that way: a failure shown in a fence is still
     // evidence.
     let quoted = quoted_spans(text);
+    let proposal = detector.fields.iter().position(|f| f == PROPOSAL_FIELD);
     let matches: Vec<_> = matches
         .into_iter()
         .filter(|m| {
-            let proposal = detector
-                .fields
-                .iter()
-                .position(|f| f == PROPOSAL_FIELD)
-                .is_some_and(|i| m.role == CueRole::For(i) || m.role == CueRole::Unsure(i));
-            !(proposal && quoted.iter().any(|&(s, e)| s <= m.start && m.end <= e))
+            let says_proposal =
+                proposal.is_some_and(|i| m.role == CueRole::For(i) || m.role == CueRole::Unsure(i));
+            !(says_proposal && quoted.iter().any(|&(s, e)| s <= m.start && m.end <= e))
         })
         .collect();
     let mut fields = BTreeMap::new();
