@@ -620,7 +620,10 @@ impl Grammar {
         let first = words.first()?.as_str();
         let setter = matches!(first, "set" | "with" | "use");
         let on_receiver = name.len() < key.len() || (start > 0 && line[start - 1] == b'.');
-        let builder_method = on_receiver && words.len() == 1;
+        // A builder's method is named by the field it sets (`.password("…")`,
+        // `.apiKey("…")`); one whose name starts with a verb does something else with the
+        // string (`.getApiKey("stripe")`, `.hasToken("id")`).
+        let builder_method = on_receiver && (words.len() == 1 || !is_verb_of_lookup(first));
         let of_credentials = words
             .iter()
             .any(|word| matches!(word.as_str(), "auth" | "credential" | "credentials"))
@@ -1753,7 +1756,14 @@ impl Grammar {
         let Ok(text) = std::str::from_utf8(value) else {
             return false;
         };
-        let words: Vec<&str> = text.split(' ').collect();
+        let mut words: Vec<&str> = text.split(' ').collect();
+        // People end a passphrase with a symbol or two (`… upland!!`, `… blizzard?`).
+        if let Some(last) = words.last_mut() {
+            let core = last.trim_end_matches(|c: char| "!?#$%&*@+=~^.".contains(c));
+            if last.len() - core.len() <= MAX_PASSPHRASE_TAIL {
+                *last = core;
+            }
+        }
         (min_words..=MAX_PASSPHRASE_WORDS).contains(&words.len())
             && words.iter().all(|word| {
                 let letters = word.chars().all(char::is_lowercase);
@@ -1812,6 +1822,8 @@ impl Grammar {
 /// draws 4 to 7 words of up to 9 letters).
 const MAX_PASSPHRASE_WORDS: usize = 8;
 const MAX_PASSPHRASE_WORD: usize = 12;
+/// The symbols a passphrase may end with.
+const MAX_PASSPHRASE_TAIL: usize = 3;
 
 impl Grammar {
     /// Whether a one-word ASCII label could as well be a real password (`Sunshine`): only a
@@ -2992,4 +3004,43 @@ impl CharClasses {
     fn only_letters(&self) -> bool {
         !self.digit && !self.symbol
     }
+}
+
+/// The first word of a method that looks a string up, tests it or changes it rather than
+/// setting a field to it.
+fn is_verb_of_lookup(word: &str) -> bool {
+    matches!(
+        word,
+        "get"
+            | "find"
+            | "fetch"
+            | "load"
+            | "read"
+            | "lookup"
+            | "has"
+            | "is"
+            | "remove"
+            | "delete"
+            | "del"
+            | "clear"
+            | "unset"
+            | "validate"
+            | "check"
+            | "require"
+            | "parse"
+            | "format"
+            | "mask"
+            | "redact"
+            | "resolve"
+            | "rotate"
+            | "revoke"
+            | "contains"
+            | "to"
+            | "on"
+            | "handle"
+            | "log"
+            | "print"
+            | "assert"
+            | "expect"
+    )
 }

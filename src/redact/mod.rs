@@ -1016,7 +1016,25 @@ impl<'r> Scanner<'r> {
                     position = line_end;
                 }
                 Pending::CommandOutput { lines_left } => {
+                    // A transcript's output marker before the first line (Claude Code's `⎿`).
+                    let marker = output_marker_len(body);
+                    let (indent, body) = (indent + marker, &body[marker..]);
                     let value = body.trim_ascii_end();
+                    // What a transcript puts between a command and its output: Cursor's blank
+                    // line, Codex's ` succeeded in 471ms:`; passed over once.
+                    if lines_left == assign::COMMAND_OUTPUT_REACH
+                        && (value.is_empty() || is_exec_status(value))
+                    {
+                        output.write_all(&text[position..line_end])?;
+                        position = line_end;
+                        self.pending_value = Some((
+                            rule,
+                            Pending::CommandOutput {
+                                lines_left: lines_left - 1,
+                            },
+                        ));
+                        continue;
+                    }
                     if value.is_empty() || lines_left == 0 || is_prompt(body) {
                         self.pending_value = None;
                         return Ok(position);
@@ -1771,6 +1789,27 @@ fn unquoted(secret: &[u8]) -> &[u8] {
 }
 
 /// A shell prompt starting a line of a terminal transcript: `$ `, `# `, `% `, `> `, `PS C:\> `.
+/// The length of a transcript's marker of command output at the start of `body` (Claude
+/// Code's `⎿` and the blanks after it), or 0.
+fn output_marker_len(body: &[u8]) -> usize {
+    const MARKER: &[u8] = "⎿".as_bytes();
+    if !body.starts_with(MARKER) {
+        return 0;
+    }
+    MARKER.len()
+        + body[MARKER.len()..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count()
+}
+
+/// Codex's status line between a command and its output: `succeeded in 471ms:`,
+/// `exited 1 in 12ms:`.
+fn is_exec_status(value: &[u8]) -> bool {
+    (value.starts_with(b"succeeded in ") || value.starts_with(b"exited "))
+        && value.ends_with(b"ms:")
+}
+
 fn is_prompt(body: &[u8]) -> bool {
     matches!(body, [b'$' | b'#' | b'%' | b'>', b' ', ..])
         || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())

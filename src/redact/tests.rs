@@ -833,6 +833,41 @@ const CASES: &[(&str, &str, &str)] = &[
         "aws secretsmanager create-secret --name prod/db --secret-string «'{a10}!{a4}'»",
         "aws secretsmanager create-secret --name prod/db --secret-string file://db-secret.json",
     ),
+    (
+        "signed-url-signature",
+        "https://b.s3.amazonaws.com/r.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Signature=«{h64}»",
+        "the request carried X-Amz-SignedHeaders=host; see the Signature= parameter in the docs",
+    ),
+    (
+        "bip32-extended-private-key",
+        "xprv: «xprv9s21{B103}»",
+        "xpub: xpub661MyMwAqRbc{a95}",
+    ),
+    (
+        "hmac-key-argument",
+        "const mac = crypto.createHmac('sha256', '«{a32}»').update(body).digest('hex');",
+        "const mac = crypto.createHmac('sha256', process.env.WEBHOOK_SECRET);",
+    ),
+    (
+        "ui-password-fill",
+        "await page.fill('#password', '«{a10}!»');",
+        "await page.fill('#password', process.env.E2E_PASSWORD!); cy.get('#password').type(password)",
+    ),
+    (
+        "user-creation-password",
+        "User.objects.create_superuser(\"admin\", \"admin@corp.io\", \"«{a12}#»\")",
+        "User.objects.create_superuser(\"admin\", \"admin@corp.io\", os.environ[\"ADMIN_PW\"])",
+    ),
+    (
+        "erlang-cookie",
+        "$ erl -name app@node1 -setcookie «{U20}» -detached",
+        "$ erl -name app@node1 -setcookie \"$ERLANG_COOKIE\" -detached",
+    ),
+    (
+        "ethereum-private-key",
+        "networks: { sepolia: { url: RPC_URL, accounts: [\"«0x{h64}»\"] } }",
+        "tx sent: 0x{h64} (block 19,212,004); accounts: [process.env.DEPLOYER_KEY]",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.
@@ -899,6 +934,8 @@ fn class_chars(class: char) -> &'static [u8] {
         'u' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
         's' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
         'g' => b"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+        // Bitcoin's base58: no 0, O, I or l
+        'B' => b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz",
         other => panic!("unknown template class `{other}`"),
     }
 }

@@ -1539,6 +1539,33 @@ const LEAKS: &[(&str, &[&str])] = &[
             "$ sudo cat /var/lib/rabbitmq/.erlang.cookie\n«{U20}»",
         ],
     ),
+    (
+        "an Erlang cookie given to a node, a release or a container",
+        &[
+            "erl -sname worker -setcookie «{a16}» -eval 'app:start()'",
+            "iex --sname console --cookie «{a24}» --remsh app@prod-1",
+            "elixir --name probe@10.0.0.5 --cookie=«{U20}» probe.exs",
+            "RELEASE_COOKIE=«{a32}» bin/myapp start",
+            "export RELEASE_COOKIE='«{a20}»'",
+            "      RABBITMQ_ERLANG_COOKIE: «{U20}»",
+            "docker run -e COUCHDB_ERLANG_COOKIE=«{a24}» couchdb:3",
+            "  - ERLANG_COOKIE=«{a18}»",
+            "true = erlang:set_cookie(node(), '«{a20}»').",
+            "Node.set_cookie(:\"«{a22}»\")",
+        ],
+    ),
+    (
+        "an Ethereum private key a wallet is made from",
+        &[
+            "    hardhat: { chainId: 31337 },\n    goerli: { url: ALCHEMY_URL, accounts: [\"«0x{h64}»\"] },",
+            "accounts: ['«{h64}', '0x{h64}»'],",
+            "const wallet = new ethers.Wallet(\"«0x{h64}»\", provider);",
+            "const account = privateKeyToAccount('«0x{h64}»')",
+            "acct = Account.from_key(\"«0x{h64}»\")",
+            "forge script script/Deploy.s.sol --rpc-url $RPC --private-key «0x{h64}» --broadcast",
+            "cast send 0x{h40} \"transfer(address,uint256)\" 0x{h40} 1 --private-key=«{h64}»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -2167,6 +2194,20 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "vercel env add DB_PASSWORD production --value $DB_PASSWORD",
             "drone secret add --repository acme/api --name ssh_key --data @/home/ci/.ssh/id_ed25519",
             "jdbc:sqlserver://sql01.corp.local:1433;databaseName=Hr;integratedSecurity=true",
+        ],
+    ),
+    (
+        "Erlang and Ethereum look-alikes",
+        &[
+            "erl -sname worker -setcookie $COOKIE -eval 'app:start()'",
+            "RELEASE_COOKIE=${RELEASE_COOKIE:-}",
+            "Set-Cookie: theme=dark; Path=/",
+            "SESSION_COOKIE_SECURE=True",
+            "accounts: [process.env.PRIVATE_KEY]",
+            "accounts: { mnemonic: process.env.MNEMONIC }",
+            "tx 0x{h64} mined in block 0x{h6}; accounts: 3",
+            "const wallet = new ethers.Wallet(process.env.PK, provider);",
+            "curl --cookie cookies.txt https://example.com/",
         ],
     ),
     (
