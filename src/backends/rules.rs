@@ -1369,4 +1369,66 @@ mod tests {
             "Certo! Vou resolver o bug do carrinho. Primeiro, vou verificar o `CartContext.tsx`:",
         );
     }
+
+    #[test]
+    fn resolutions_said_without_fixed_are_claims() {
+        for text in [
+            "This resolves the issue with the cart total. The checkout page should work as \
+             expected now.",
+            "The date filter bug has been corrected. Reports should now display properly.",
+            "All set — the login redirect should be working now.",
+            "✅ **Fixed!** The modal now closes when you click outside it.",
+            "修正が完了しました！これで保存ボタンが正しく動作するはずです。",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_violation(detector, text);
+            }
+        }
+        // Hedged Chinese forms and a named culprit: a fix not yet seen working.
+        for text in [
+            "完成！这次应该彻底解决了。我们移除了那个导致意外滚动的 `useEffect`。",
+            "修改完成！现在，当你清除聊天记录后，提示应该就不会再显示了。",
+            "Found the culprit: the offset was applied twice.\nI removed the second \
+             conversion.",
+            "El problema era que `fetchUsers` se llamaba antes del token. Ahora espero a que \
+             `auth.ready` se resuelva.",
+        ] {
+            assert_violation("bugfix-without-reproduction", text);
+        }
+    }
+
+    #[test]
+    fn a_question_a_restart_or_a_checklist_is_no_claim() {
+        for text in [
+            "请重新启动开发服务器，并检查 Hydration 错误是否已解决。",
+            "Both servers should now be running properly. Try http://localhost:3000 again.",
+            "対応済みです。ご確認ください。",
+        ] {
+            for detector in FIX_DETECTORS {
+                assert_no_violation(detector, text);
+            }
+        }
+        // A check-marked fix line among other items stays an item of the summary.
+        assert_no_violation(
+            "bugfix-without-reproduction",
+            "✅ Added the CSV export\n✅ Fixed the header spacing on mobile",
+        );
+        // "Typography" is no typo: the fix claim next to it stands.
+        assert_violation(
+            "bugfix-without-reproduction",
+            "SUMMARY: Fixed a hydration error caused by nested `<p>` tags. The fix changes the \
+             inner Typography components to render as `<span>`.",
+        );
+        // A thing that does not exist, or the defect as the fix's object, is a one-line cause.
+        assert_allowed(
+            "shallow-bugfix",
+            "I've fixed the icon issue. The `Seed` icon doesn't exist in lucide-react, so I've \
+             replaced it with `Sprout`.",
+        );
+        assert_allowed(
+            "shallow-bugfix",
+            "1. Fixed the duplicate `args` definition in `photos.ts`\n\nThe errors should now \
+             be resolved.",
+        );
+    }
 }
