@@ -63,6 +63,9 @@ const TRIGGER_WORDS: &[&str] = &[
     "フェーズ", "スプリント", "実行中", "le reste", "der rest", "restante", "остальн", "отдельн",
     "yarın", "sonraki", "เฟส", "남은", "릴리스", "versión", "mañana", "上下文", "mvp", "stub", "等一下", "开发中",
     "attend", "gewartet", "esper", "дожд", "bekle", "기다", "đợi", "รอ", "跑完", "별도", "ayrı", "tách", "iteration",
+    // hand-offs, tomorrow, pending and placeholders, later, new sessions, the next version
+    "tomorrow", "handoff", "pending", "pendiente", "placeholder", "plus tard", "потом", "сесси",
+    "chưa làm", "下个版本", "今日は", "скоро будет",
 ];
 
 #[derive(Debug, Deserialize)]
