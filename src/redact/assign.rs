@@ -1822,7 +1822,7 @@ impl Grammar {
 /// draws 4 to 7 words of up to 9 letters).
 const MAX_PASSPHRASE_WORDS: usize = 8;
 const MAX_PASSPHRASE_WORD: usize = 12;
-/// The symbols a passphrase may end with.
+/// At most this many symbols may end a passphrase (`… upland!!`).
 const MAX_PASSPHRASE_TAIL: usize = 3;
 
 impl Grammar {

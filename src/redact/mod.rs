@@ -1788,7 +1788,6 @@ fn unquoted(secret: &[u8]) -> &[u8] {
     }
 }
 
-/// A shell prompt starting a line of a terminal transcript: `$ `, `# `, `% `, `> `, `PS C:\> `.
 /// The length of a transcript's marker of command output at the start of `body` (Claude
 /// Code's `⎿` and the blanks after it), or 0.
 fn output_marker_len(body: &[u8]) -> usize {
@@ -1810,6 +1809,7 @@ fn is_exec_status(value: &[u8]) -> bool {
         && value.ends_with(b"ms:")
 }
 
+/// A shell prompt starting a line of a terminal transcript: `$ `, `# `, `% `, `> `, `PS C:\> `.
 fn is_prompt(body: &[u8]) -> bool {
     matches!(body, [b'$' | b'#' | b'%' | b'>', b' ', ..])
         || (body.starts_with(b"PS ") && memchr::memchr(b'>', body).is_some())
