@@ -10,6 +10,7 @@
 //! says which layer decided (`decided_by`).
 
 mod judge;
+pub mod passage_model;
 pub mod reply;
 pub mod wrap;
 
@@ -26,6 +27,7 @@ use crate::detectors::{Detector, JudgeBy, TriggerSet};
 use crate::error::Result;
 use crate::evidence::{self, Evidence};
 use crate::redact::{Redacted, RedactedText, RedactionCounts, Redactor, Side};
+use passage_model::{PassageModel, passage};
 
 /// What Layer 1 found for one detector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -405,7 +407,10 @@ fn judge(
                 // proposal still counts, and nothing leaves the process. What the turn did
                 // outweighs what the message says.
                 let facts = Facts::from_evidence(detector, evidence);
-                let rules = rules::decide(detector, &redacted.text, &facts);
+                let rules = rules::decide(detector, &redacted.text, &facts).map(|answer| {
+                    let passage = passage(&redacted, start, end);
+                    reconsider(PassageModel::builtin(), detector, answer, &facts, passage)
+                });
                 Some(Prepared {
                     text: judged.text,
                     redactions: judged.counts,
@@ -478,6 +483,36 @@ fn judge(
             .collect()
     });
     Ok(Judgement::from_outcomes(outcomes))
+}
+
+/// The offline judge's second reader: a hit the rules allow for want of a cue (no evidence
+/// from the turn settled it) is a violation when the passage model scores its passage at or
+/// above the detector's threshold. See `passage_model`.
+fn reconsider(
+    model: &PassageModel,
+    detector: &Detector,
+    answer: RulesAnswer,
+    facts: &Facts,
+    passage: &str,
+) -> RulesAnswer {
+    if answer.verdict != RulesVerdict::Allow || !facts.is_empty() {
+        return answer;
+    }
+    let Some(model) = model.detector(&detector.name) else {
+        return answer;
+    };
+    let score = model.score(passage);
+    if score < model.threshold {
+        return answer;
+    }
+    RulesAnswer {
+        verdict: RulesVerdict::Violation,
+        reason: format!(
+            "passage model: violation: {score:.2} >= {:.2} on the passage around the hit ({})",
+            model.threshold, answer.reason
+        ),
+        ..answer
+    }
 }
 
 /// The rules judge's outcome for a hit: its verdict, unsure allowing (fail-open, and marked).
@@ -787,6 +822,84 @@ mod tests {
                 .unwrap()
                 .starts_with("rules: unsure")
         );
+    }
+
+    #[test]
+    fn the_passage_model_turns_only_an_uncued_allow_into_a_violation() {
+        let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
+        let commit = detectors.get("commit").unwrap();
+        let examples: Vec<_> = ["shall I push", "want me to push", "pushing next?"]
+            .iter()
+            .map(|t| (passage_model::features(t), true))
+            .chain(
+                ["pushed after the tests", "the push ran", "no push"]
+                    .iter()
+                    .map(|t| (passage_model::features(t), false)),
+            )
+            .collect();
+        let model = PassageModel {
+            corpus_hash: 0,
+            detectors: [(
+                "commit".to_string(),
+                passage_model::train(&examples, passage_model::Training::default()),
+            )]
+            .into(),
+        };
+        let answer = |verdict| RulesAnswer {
+            verdict,
+            fields: BTreeMap::new(),
+            reason: "rules: allow: no cue matched".into(),
+        };
+        let promoted = reconsider(
+            &model,
+            commit,
+            answer(RulesVerdict::Allow),
+            &Facts::default(),
+            "shall I push",
+        );
+        assert_eq!(promoted.verdict, RulesVerdict::Violation);
+        assert!(promoted.reason.starts_with("passage model: violation"));
+        assert!(
+            promoted.reason.contains("no cue matched"),
+            "keeps the rules' reason"
+        );
+        // A low score, an unsure answer, evidence from the turn, or a detector the model does
+        // not know leave the rules' answer as it was.
+        let low = reconsider(
+            &model,
+            commit,
+            answer(RulesVerdict::Allow),
+            &Facts::default(),
+            "the push ran",
+        );
+        assert_eq!(low.verdict, RulesVerdict::Allow);
+        let unsure = reconsider(
+            &model,
+            commit,
+            answer(RulesVerdict::Unsure),
+            &Facts::default(),
+            "shall I push",
+        );
+        assert_eq!(unsure.verdict, RulesVerdict::Unsure);
+        let mut facts = Facts::default();
+        facts.set("verification_reported", true, "from the turn's tool calls");
+        let evidenced = reconsider(
+            &model,
+            commit,
+            answer(RulesVerdict::Allow),
+            &facts,
+            "shall I push",
+        );
+        assert_eq!(evidenced.verdict, RulesVerdict::Allow);
+        let scope = detectors.get("scope-check").unwrap();
+        let unknown = reconsider(
+            &model,
+            scope,
+            answer(RulesVerdict::Allow),
+            &Facts::default(),
+            "shall I push",
+        );
+        assert_eq!(unknown.verdict, RulesVerdict::Allow);
     }
 
     #[test]
