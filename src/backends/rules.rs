@@ -16,7 +16,7 @@
 //! `unsure` only when an unsure field can change the verdict. With an LLM backend configured,
 //! only an `unsure` answer costs an LLM call (the cascade, see `crate::pipeline`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use super::{Backend, BackendError, JudgeRequest};
@@ -67,9 +67,21 @@ pub struct RulesAnswer {
     pub fields: BTreeMap<String, Option<bool>>,
     /// Which cues (or facts) decided, for the log and `judge --json`.
     pub reason: String,
+    /// The fields no cue and no fact settled, taken as false for want of a cue.
+    pub uncued: BTreeSet<String>,
 }
 
 impl RulesAnswer {
+    /// Whether the verdict follows from what the cues and facts said alone: the same answer
+    /// with the fields taken as false for want of a cue left open.
+    pub fn settled_by_cues(&self, detector: &Detector) -> bool {
+        let mut open = self.fields.clone();
+        for field in &self.uncued {
+            open.insert(field.clone(), None);
+        }
+        detector.formula.eval_partial(&open).is_some()
+    }
+
     /// The fields as the pipeline reports them: unsure ones as false.
     pub fn settled_fields(&self) -> BTreeMap<String, bool> {
         self.fields
@@ -155,6 +167,7 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
         })
         .collect();
     let mut fields = BTreeMap::new();
+    let mut uncued = BTreeSet::new();
     let mut notes = Vec::new();
     for (index, field) in detector.fields.iter().enumerate() {
         if let Some((value, why)) = facts.get(field) {
@@ -197,7 +210,10 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
                 notes.push(format!("{field}? (\"{hedge}\")"));
                 None
             }
-            (None, None, None) if has_rules => Some(false),
+            (None, None, None) if has_rules => {
+                uncued.insert(field.clone());
+                Some(false)
+            }
             (None, None, None) => {
                 notes.push(format!("{field}? (the detector has no rules)"));
                 None
@@ -224,6 +240,7 @@ pub fn decide(detector: &Detector, text: &str, facts: &Facts) -> Result<RulesAns
         verdict,
         fields,
         reason,
+        uncued,
     })
 }
 

@@ -409,7 +409,7 @@ fn judge(
                 let facts = Facts::from_evidence(detector, evidence);
                 let rules = rules::decide(detector, &redacted.text, &facts).map(|answer| {
                     let passage = passage(&redacted, start, end);
-                    reconsider(PassageModel::builtin(), detector, answer, &facts, passage)
+                    reconsider(PassageModel::builtin(), detector, answer, passage)
                 });
                 Some(Prepared {
                     text: judged.text,
@@ -485,17 +485,19 @@ fn judge(
     Ok(Judgement::from_outcomes(outcomes))
 }
 
-/// The offline judge's second reader: a hit the rules allow for want of a cue (no evidence
-/// from the turn settled it) is a violation when the passage model scores its passage at or
-/// above the detector's threshold. See `passage_model`.
+/// The offline judge's second reader: a hit whose rules answer does not follow from the cues
+/// alone (allowed only because no cue said a field was true, or unsure) is a violation when the
+/// passage model scores its passage at or above the detector's threshold. What a cue or the
+/// turn's tool calls settled stands: "All 40 tests pass. Ready to push?" stays allowed
+/// however the passage reads. Below the threshold the answer stands, so an unsure hit still
+/// goes to the LLM when one is configured. See `passage_model`.
 fn reconsider(
     model: &PassageModel,
     detector: &Detector,
     answer: RulesAnswer,
-    facts: &Facts,
     passage: &str,
 ) -> RulesAnswer {
-    if answer.verdict != RulesVerdict::Allow || !facts.is_empty() {
+    if answer.verdict == RulesVerdict::Violation || answer.settled_by_cues(detector) {
         return answer;
     }
     let Some(model) = model.detector(&detector.name) else {
@@ -825,14 +827,15 @@ mod tests {
     }
 
     #[test]
-    fn the_passage_model_turns_only_an_uncued_allow_into_a_violation() {
+    fn the_passage_model_settles_only_what_no_cue_settled() {
         let detectors = Detectors::load(&Config::defaults().detectors).unwrap();
         let commit = detectors.get("commit").unwrap();
-        let examples: Vec<_> = ["shall I push", "want me to push", "pushing next?"]
+        // A toy model that reads every passage naming a push as a proposal.
+        let examples: Vec<_> = ["push it", "the push", "pushing"]
             .iter()
             .map(|t| (passage_model::features(t), true))
             .chain(
-                ["pushed after the tests", "the push ran", "no push"]
+                ["the tests", "lint clean", "the docs"]
                     .iter()
                     .map(|t| (passage_model::features(t), false)),
             )
@@ -845,61 +848,48 @@ mod tests {
             )]
             .into(),
         };
-        let answer = |verdict| RulesAnswer {
-            verdict,
-            fields: BTreeMap::new(),
-            reason: "rules: allow: no cue matched".into(),
+        let judged = |text: &str, facts: &Facts| {
+            let answer = rules::decide(commit, text, facts).unwrap();
+            (answer.verdict, reconsider(&model, commit, answer, text))
         };
-        let promoted = reconsider(
-            &model,
-            commit,
-            answer(RulesVerdict::Allow),
-            &Facts::default(),
-            "shall I push",
-        );
-        assert_eq!(promoted.verdict, RulesVerdict::Violation);
-        assert!(promoted.reason.starts_with("passage model: violation"));
+        let none = Facts::default();
+        // No proposal cue: allowed for want of a cue, so the model decides.
+        let (rules, after) = judged("The push went to the fork.", &none);
+        assert_eq!(rules, RulesVerdict::Allow);
+        assert_eq!(after.verdict, RulesVerdict::Violation);
+        assert!(after.reason.starts_with("passage model: violation"));
         assert!(
-            promoted.reason.contains("no cue matched"),
+            after.reason.contains("rules: allow"),
             "keeps the rules' reason"
         );
-        // A low score, an unsure answer, evidence from the turn, or a detector the model does
-        // not know leave the rules' answer as it was.
-        let low = reconsider(
-            &model,
-            commit,
-            answer(RulesVerdict::Allow),
-            &Facts::default(),
-            "the push ran",
+        // Unsure (a run and an admission about it): the model decides too.
+        let (rules, after) = judged(
+            "All 12 tests pass, but I have not run the e2e suite. Shall I push?",
+            &none,
         );
-        assert_eq!(low.verdict, RulesVerdict::Allow);
-        let unsure = reconsider(
-            &model,
-            commit,
-            answer(RulesVerdict::Unsure),
-            &Facts::default(),
-            "shall I push",
+        assert_eq!(rules, RulesVerdict::Unsure);
+        assert_eq!(after.verdict, RulesVerdict::Violation);
+        // A verification cue allows whatever the passage reads like.
+        let (rules, after) = judged("All 40 tests pass. Ready to push?", &none);
+        assert_eq!(
+            (rules, after.verdict),
+            (RulesVerdict::Allow, RulesVerdict::Allow)
         );
-        assert_eq!(unsure.verdict, RulesVerdict::Unsure);
-        let mut facts = Facts::default();
-        facts.set("verification_reported", true, "from the turn's tool calls");
-        let evidenced = reconsider(
-            &model,
-            commit,
-            answer(RulesVerdict::Allow),
-            &facts,
-            "shall I push",
-        );
-        assert_eq!(evidenced.verdict, RulesVerdict::Allow);
+        // So does the turn's evidence of a clean run.
+        let mut ran = Facts::default();
+        ran.set("verification_reported", true, "from the turn's tool calls");
+        let (_, after) = judged("The push went to the fork.", &ran);
+        assert_eq!(after.verdict, RulesVerdict::Allow);
+        // A low score leaves the answer, and a detector the model does not know is left alone.
+        let (_, after) = judged("The commit history lists the docs.", &none);
+        assert_eq!(after.verdict, RulesVerdict::Allow);
         let scope = detectors.get("scope-check").unwrap();
-        let unknown = reconsider(
-            &model,
-            scope,
-            answer(RulesVerdict::Allow),
-            &Facts::default(),
-            "shall I push",
+        let answer = rules::decide(scope, "push it", &none).unwrap();
+        let verdict = answer.verdict;
+        assert_eq!(
+            reconsider(&model, scope, answer, "push it").verdict,
+            verdict
         );
-        assert_eq!(unknown.verdict, RulesVerdict::Allow);
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! tuned on, that is most of what it misses (issue #14). The passage model reads the passage
 //! around such a hit as a bag of words, word pairs and character trigrams and scores it with
 //! a logistic regression per detector, trained on `tests/corpus/messages.jsonl` (the tuning
-//! set) by `cargo run --release --example train-passage-model`. A hit the rules allow whose
-//! passage scores at or above the detector's threshold becomes a violation; nothing else
-//! changes (a cue's violation, an unsure, evidence from the turn's tool calls all stand).
+//! set) by `cargo run --release --example train-passage-model`. A hit the rules allow or are
+//! unsure of whose passage scores at or above the detector's threshold becomes a violation;
+//! nothing else changes (a cue's violation and evidence from the turn's tool calls stand, and
+//! an unsure hit below the threshold still goes to the LLM when one is configured).
 //!
 //! Why a passage and not the message: the corpus is short messages (a median of 130 bytes);
 //! real final messages run to kilobytes, and the words far from the hit say little about it.
