@@ -3199,8 +3199,13 @@ fn skip_sql_blanks(line: &[u8], mut at: usize) -> usize {
 
 /// The SQL value at `at` of a `VALUES` tuple: its text (inside the quotes of a string),
 /// whether it is a string, and where it ends. Strings double their quote or escape it with a
-/// backslash (MySQL's dumps); other values run to the `,` or `)` outside parentheses.
-fn sql_value(line: &[u8], at: usize) -> Option<(Range<usize>, bool, usize)> {
+/// backslash (MySQL's dumps), and may be prefixed (`N'…'`); other values run to the `,` or `)`
+/// outside parentheses.
+fn sql_value(line: &[u8], mut at: usize) -> Option<(Range<usize>, bool, usize)> {
+    // SQL Server's Unicode `N'…'`, PostgreSQL's escape string `E'…'`.
+    if line.get(at).is_some_and(|b| b"NnEe".contains(b)) && line.get(at + 1) == Some(&b'\'') {
+        at += 1;
+    }
     let first = *line.get(at)?;
     if first == b'\'' || first == b'"' {
         let mut index = at + 1;
