@@ -1462,6 +1462,9 @@ const MIN_PROSE_TOKEN: usize = 16;
 /// khoản `admin` trên máy chủ thử nghiệm là …" has nine).
 const MAX_QUALIFIER_WORDS: usize = 10;
 
+/// What ends a clause of prose after a value: a dash, a comma, a semicolon.
+const CLAUSE_BREAKS: &[&str] = &[" – ", " — ", " - ", ", ", "; ", " (", "\t"];
+
 /// Separators between a password word and its value in prose: ASCII `:`/`=`/`-`/`,`, the
 /// full-width colon and comma, and the dashes.
 /// Not `=`: an assignment is the assignment recognizer's to judge.
@@ -1495,7 +1498,16 @@ impl Grammar {
         // A word of prose, not part of a name (`hash_password`, `${DB_PASSWORD}`). A word of a
         // script written without spaces may follow any letter (`root密码为 …`).
         let ascii_word = line.get(at).is_some_and(u8::is_ascii);
-        if at > 0 && ((ascii_word && is_key_byte(line[at - 1])) || b"${/\\".contains(&line[at - 1]))
+        // A capitalised noun after a hyphen is the last part of a compound of prose
+        // (`WLAN-Passwort`, `VPN-Kennwort`), not of a name in code (`db-password`).
+        let compound = at >= 2
+            && line[at - 1] == b'-'
+            && line[at - 2].is_ascii_alphanumeric()
+            && line[at].is_ascii_uppercase()
+            && line[at + 1..].first().is_some_and(u8::is_ascii_lowercase);
+        if at > 0
+            && !compound
+            && ((ascii_word && is_key_byte(line[at - 1])) || b"${/\\".contains(&line[at - 1]))
         {
             return None;
         }
@@ -1592,6 +1604,15 @@ impl Grammar {
                 if value.is_some() || labelled {
                     return value;
                 }
+                // Small words as a passphrase, marked as typed by a number among them and a
+                // symbol at their end, to the end of the clause ("… is velvet dahlia 22! —
+                // please rotate it").
+                if copula
+                    && !generated_only
+                    && let Some(value) = self.marked_passphrase(line, value_at)
+                {
+                    return Some(value);
+                }
             }
             // The sentence ended without giving a value.
             if word.ends_with(b".")
@@ -1605,6 +1626,30 @@ impl Grammar {
             pos = word_end;
         }
         None
+    }
+
+    /// A passphrase of small words from `at` to the end of its clause (the line's end or a
+    /// dash, comma or semicolon between blanks), marked as typed: a number among the words and
+    /// a symbol or two ending the last (`nougat caramel 99 sparrow!`). A sentence after a copula
+    /// ("is changed every 90 days.") ends with a full stop alone, and holds words of sentences.
+    fn marked_passphrase(&self, line: &[u8], at: usize) -> Option<Range<usize>> {
+        let rest = &line[at..];
+        let clause_end = CLAUSE_BREAKS
+            .iter()
+            .filter_map(|separator| memchr::memmem::find(rest, separator.as_bytes()))
+            .min()
+            .unwrap_or(rest.len());
+        let value = rest[..clause_end].trim_ascii_end();
+        let tail = value
+            .iter()
+            .rev()
+            .take_while(|&&b| b"!?#$%&*@+=~^".contains(&b))
+            .count();
+        let has_number = value[..value.len() - tail]
+            .split(|&b| is_blank(b))
+            .any(|word| !word.is_empty() && word.iter().all(u8::is_ascii_digit));
+        (tail > 0 && has_number && self.is_passphrase_of_words(value, 4))
+            .then_some(at..at + value.len())
     }
 
     /// Past the separators and connectors after a password word ("is", "— ", "lautet").

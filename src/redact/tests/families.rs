@@ -1610,6 +1610,26 @@ const LEAKS: &[(&str, &[&str])] = &[
             "INSERT INTO users (name, pwd) VALUES ('root', '«{a12}»'), ('guest', '«{a10}!{a1}»');",
         ],
     ),
+    (
+        "a passphrase of small words after a copula, a number among them and a symbol at its end",
+        &[
+            "The admin password for the staging Jenkins is «velvet dahlia parsnip 22!» — please rotate it.",
+            "the wifi password is «otter maple 7 lantern!!»",
+            "Das WLAN-Passwort für das Büro lautet «nougat caramel 99 sparrow!» – bitte nicht weitergeben.",
+            "Das VPN-Kennwort lautet «{L1}{l6}#{d4}», bitte ändern.",
+            "La contraseña del router es «tortuga 8 limon nube?», no la compartas.",
+            "le mot de passe du NAS est «pomme 12 nuage vert!», merci",
+            "A senha do servidor é «cacto 3 janela azul#» - não compartilhe",
+            "the vault passphrase was «copper 41 meadow pickle!»; rotate it tomorrow",
+            "Het wachtwoord is «tulp 5 molen kaas!», niet delen.",
+            "Our shared password is «kiwi 19 harbor fog!» (for the demo laptop)",
+            "the root password is now «lemon 2 falcon desk!»",
+            "the new passcode is «tiger 88 violet brook!»",
+            "Das Admin-Passwort ist «{L1}{l5}!{L1}{l4}{d3}»",
+            "the deploy password is «quartz 6 pebble mango!» — ping me if it fails",
+            "the ssh passphrase is «birch 31 onion kettle?»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -2303,6 +2323,26 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "INSERT INTO users (name, password_hint) VALUES ('bob', 'name of first pet');",
             "INSERT INTO tokens (name, scope) VALUES ('deploy', 'repo:write');",
             "INSERT INTO users (name, password) VALUES ('{a8}#{a4}', NULL);",
+        ],
+    ),
+    (
+        "sentences after a copula about a password, with a number and an exclamation",
+        &[
+            "the password is changed every 90 days!",
+            "the password is at least 12 chars long!",
+            "Your password is valid for 90 days!",
+            "The password is hunter 2!",
+            "the password is reset after 3 failed attempts!",
+            "the password is 16 characters minimum!",
+            "Das Passwort ist 90 Tage gültig.",
+            "the password is stored in vault 2 now!",
+            "the password is required for step 3!",
+            "The password is rotated every 30 days. See the runbook!",
+            "Das Admin-Passwort wurde geändert.",
+            "see the Reset-Password page, step 2!",
+            "X-Password-Policy: min 12 chars",
+            "the db-password is in the vault",
+            "the password is expired since 2 days!",
         ],
     ),
 ];
