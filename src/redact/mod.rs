@@ -1177,7 +1177,32 @@ impl<'r> Scanner<'r> {
                         self.pending_value = None;
                         return Ok(position);
                     }
-                    let secret = !value.iter().any(|&b| b == b' ' || b == b'\t')
+                    // A sentence the tool prints before the secret (`Password for the
+                    // [elastic] user successfully reset.`) is passed over.
+                    if lines_left > 1
+                        && value.ends_with(b".")
+                        && value.iter().any(|&b| b == b' ')
+                        && memchr::memchr(b':', value).is_none()
+                    {
+                        output.write_all(&text[position..line_end])?;
+                        position = line_end;
+                        self.pending_value = Some((
+                            rule,
+                            Pending::CommandOutput {
+                                lines_left: lines_left - 1,
+                            },
+                        ));
+                        continue;
+                    }
+                    // The tool's label before it (`New value: …`, `Generated password: …`):
+                    // the value after it is the secret, when no word of letters.
+                    let (indent, value) = match output_label_len(value) {
+                        Some(label) => (indent + label, &value[label..]),
+                        None => (indent, value),
+                    };
+                    let labelled = value.len() < body.trim_ascii_end().len();
+                    let secret = !(labelled && value.iter().all(u8::is_ascii_alphabetic))
+                        && !value.iter().any(|&b| b == b' ' || b == b'\t')
                         && grammar
                             .is_some_and(|g| g.plausible(value, assign::KeyClass::Password, true));
                     self.pending_value = None;
@@ -1955,6 +1980,25 @@ fn output_marker_len(body: &[u8]) -> usize {
             .iter()
             .take_while(|&&b| b == b' ' || b == b'\t')
             .count()
+}
+
+/// The length of a tool's label before a value on an output line (`New value: `,
+/// `Generated password: `, `Token: `): one to three words of letters, a colon, blanks.
+fn output_label_len(line: &[u8]) -> Option<usize> {
+    let colon = memchr::memchr(b':', line)?;
+    let label = &line[..colon];
+    let words = label.split(|&b| b == b' ').collect::<Vec<_>>();
+    let blanks = line[colon + 1..]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    ((1..=3).contains(&words.len())
+        && words
+            .iter()
+            .all(|word| !word.is_empty() && word.iter().all(u8::is_ascii_alphabetic))
+        && blanks > 0
+        && colon + 1 + blanks < line.len())
+    .then_some(colon + 1 + blanks)
 }
 
 /// Codex's status line between a command and its output: `succeeded in 471ms:`,

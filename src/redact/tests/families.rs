@@ -1630,6 +1630,26 @@ const LEAKS: &[(&str, &[&str])] = &[
             "the ssh passphrase is «birch 31 onion kettle?»",
         ],
     ),
+    (
+        "the output of a command named for making a secret: after a sentence, after a label",
+        &[
+            "$ bin/elasticsearch-reset-password -u elastic -b\nPassword for the [elastic] user successfully reset.\nNew value: «{a8}+{a4}-{a6}»",
+            "$ bin/elasticsearch-reset-password -u kibana_system -a -b\nNew value: «{a20}»",
+            "$ bin/elasticsearch-create-enrollment-token -s kibana\n«eyJ{a60}»",
+            "$ ./rotate_token.sh staging\nRotating token for staging.\nToken: «{h32}»",
+            "⏺ Bash(./scripts/generate-password.sh 20)\n  ⎿  «{a12}#{a6}»",
+            "$ sudo ./reset_password.py --user admin\nGenerated password: «{a10}!{a4}»",
+            "PS C:\\> .\\reset-password.ps1 -User svc\nNew password: «{a9}%{a5}»",
+            "bash -lc 'bin/elasticsearch-reset-password -u elastic -b' in /home/dev/app\n succeeded in 512ms:\nPassword for the [elastic] user successfully reset.\nNew value: «{a8}{d2}{a6}»",
+            "$ docker exec -it es01 /usr/share/elasticsearch/bin/elasticsearch-reset-password -u elastic -b\nNew value: «{a8}*{a8}»",
+            "$ ssh db1 ./rotate-secret.sh\nSecret: «{a32}»",
+            "$ ./bin/create-api-token\n«{a40}»",
+            "$ ./rails-reset-password admin\nPassword reset.\nNew password: «{a6}-{a6}»",
+            "$ ./regenerate_secret.sh\nsecret regenerated.\n«{h64}»",
+            "$ ./bin/reset-password --user ops\nNew value: «{d4}-{a8}-{d3}»",
+            "$ /opt/app/bin/generate_token --scope ci\nAccess token: «{a36}»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -2343,6 +2363,26 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "X-Password-Policy: min 12 chars",
             "the db-password is in the vault",
             "the password is expired since 2 days!",
+        ],
+    ),
+    (
+        "the output of a command named for making a secret that prints none",
+        &[
+            "$ bin/elasticsearch-reset-password -u elastic -i\nThis tool will reset the password of the [elastic] user.\nEnter password for [elastic]:",
+            "$ bin/elasticsearch-reset-password -u elastic\nERROR: Failed to reset password for the [elastic] user",
+            "$ ./rotate_token.sh prod\nStatus: Done",
+            "$ ./rotate_token.sh prod\nDone.\n$ ls",
+            "$ git log --oneline | grep reset-password\n3f2a1b9 fix reset-password flow",
+            "$ npm run reset-password\n> app@1.0.0 reset-password",
+            "$ ./reset_password.sh --help\nUsage: reset_password.sh [--user NAME]",
+            "$ ./generate_token.sh\nWrote token to /etc/app/token.",
+            "$ ./rotate_token.sh\nToken rotated.\nNext rotation: Monday",
+            "$ ./create-user-token.sh --dry-run\nWould create token for user ci.",
+            "$ ./reset-password.sh\nNew value: ${NEW_PASSWORD}",
+            "$ ./rotate_token.sh\nToken: <redacted>",
+            "$ ./rotate_token.sh\nToken: ********",
+            "$ ./generate-password.sh\nPassword length: 24",
+            "$ ./reset-password.sh admin\nUser: admin",
         ],
     ),
 ];
