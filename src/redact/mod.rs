@@ -1960,10 +1960,11 @@ fn snowflake_token_at(text: &[u8], dot: usize) -> Option<usize> {
     is_snowflake_token(&text[start..time_end + 1 + hmac_len]).then_some(start)
 }
 
-/// `secret` without the quotes around it, when a rule's match includes them (`'…'`).
+/// `secret` without the quotes around it, when a rule's match includes them (`'…'`, a code
+/// span's backticks).
 fn unquoted(secret: &[u8]) -> &[u8] {
     match secret {
-        [open @ (b'\'' | b'"'), inner @ .., close] if open == close => inner,
+        [open @ (b'\'' | b'"' | b'`'), inner @ .., close] if open == close => inner,
         _ => secret,
     }
 }

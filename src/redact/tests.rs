@@ -873,6 +873,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "var client = new CosmosClient(\"https://acct.documents.azure.com:443/\", \"«{b86}==»\");",
         "var client = new CosmosClient(endpoint, configuration[\"Cosmos:Key\"]);",
     ),
+    (
+        "prose-user-pass-pair",
+        "log in to the VPN as user `jenkins` / pass «`{a6}#{a5}`» until Friday",
+        "log in to the VPN as user `jenkins` / pass `$VPN_PASSWORD` until Friday",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.

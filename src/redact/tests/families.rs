@@ -1650,6 +1650,26 @@ const LEAKS: &[(&str, &[&str])] = &[
             "$ /opt/app/bin/generate_token --scope ci\nAccess token: «{a36}»",
         ],
     ),
+    (
+        "a password labelled pass or pw after a labelled user and a slash",
+        &[
+            "use these to log in to the VPN: user `jenkins` / pass «`wombat 4 fennel radish.`»",
+            "user `deploy` / pass «`{a8}#{a4}`»",
+            "user jenkins / pass «{a9}!{a3}» (rotate after the demo)",
+            "username: admin / pass: «{a10}%{a2}»",
+            "login `svc-backup` / pw «`{a12}`»",
+            "user \"ops\" / pass «\"{a7}&{a5}\"»",
+            "user 'grafana' / pass «'{a11}@{a2}'»",
+            "usr: root / pwd: «{a8}*{a6}»",
+            "Staging DB → user app_rw / pass «{a14}»",
+            "FTP: user upload@corp.io / pass «{a10}#{d3}»",
+            "user `admin`/pass «`{a9}-{a4}`»",
+            "User: kiosk / Pass: «{a6}+{a6}»",
+            "user `pi` / pass «`tulip 8 harbor moss!`»",
+            "the router: user admin / pw «{a7}!{a4}»",
+            "Username `qa` / Password «`{a10}$${a3}`»",
+        ],
+    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -2383,6 +2403,26 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "$ ./rotate_token.sh\nToken: ********",
             "$ ./generate-password.sh\nPassword length: 24",
             "$ ./reset-password.sh admin\nUser: admin",
+        ],
+    ),
+    (
+        "a user and pass pair that gives no password",
+        &[
+            "user admin / pass admin",
+            "user `bob` / pass `see the vault`",
+            "user=$USER / pass=$PASS",
+            "user `ci` / pass `$CI_PASSWORD`",
+            "user `ci` / pass `${CI_PASSWORD}`",
+            "user `ci` / pass `<your password>`",
+            "the user / pass fields are empty",
+            "user admin / password required",
+            "user deploy / pass ********",
+            "user deploy / pass changeme",
+            "user `ops` / pass `ask in the team channel`",
+            "user name / password form at /login",
+            "user admin / pass {password}",
+            "user: admin / pass: (same as staging)",
+            "see user/pass in 1Password",
         ],
     ),
 ];
