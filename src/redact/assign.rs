@@ -3215,7 +3215,9 @@ fn insert_column(line: &[u8], start: usize, end: usize) -> Option<InsertColumn> 
     }
     // On to the list's end: names and commas only.
     let mut close = end;
-    while close < line.len() && (is_name_byte(line[close]) || line[close].is_ascii_whitespace() || line[close] == b',') {
+    while close < line.len()
+        && (is_name_byte(line[close]) || line[close].is_ascii_whitespace() || line[close] == b',')
+    {
         close += 1;
     }
     (line.get(close) == Some(&b')')).then_some(InsertColumn {

@@ -794,6 +794,10 @@ impl<'r> Scanner<'r> {
         line_end: usize,
     ) {
         let content = &text[line_start..line_start + content_len];
+        // A line longer than a joined statement may be is no statement's start (minified code).
+        if content_len >= statement::JOIN_MAX_BYTES {
+            return;
+        }
         let Some(mut statement) = statement::Statement::opened_by(content) else {
             return;
         };
@@ -801,9 +805,7 @@ impl<'r> Scanner<'r> {
         // Each line below in the joined text: (offset there, offset in `text`, length).
         let mut pieces: Vec<(usize, usize, usize)> = Vec::new();
         let mut position = line_end;
-        while pieces.len() < statement::JOIN_REACH
-            && position < text.len()
-            && statement.continues()
+        while pieces.len() < statement::JOIN_REACH && position < text.len() && statement.continues()
         {
             let end = memchr::memchr(b'\n', &text[position..])
                 .map_or(text.len(), |newline| position + newline + 1);
@@ -1181,7 +1183,7 @@ impl<'r> Scanner<'r> {
                     // [elastic] user successfully reset.`) is passed over.
                     if lines_left > 1
                         && value.ends_with(b".")
-                        && value.iter().any(|&b| b == b' ')
+                        && value.contains(&b' ')
                         && memchr::memchr(b':', value).is_none()
                     {
                         output.write_all(&text[position..line_end])?;
@@ -1201,7 +1203,8 @@ impl<'r> Scanner<'r> {
                         None => (indent, value),
                     };
                     let labelled = value.len() < body.trim_ascii_end().len();
-                    let secret = !(labelled && value.iter().all(u8::is_ascii_alphabetic))
+                    let labelled_word = labelled && value.iter().all(u8::is_ascii_alphabetic);
+                    let secret = !labelled_word
                         && !value.iter().any(|&b| b == b' ' || b == b'\t')
                         && grammar
                             .is_some_and(|g| g.plausible(value, assign::KeyClass::Password, true));

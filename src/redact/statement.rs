@@ -95,9 +95,7 @@ impl Statement {
         if self.quote.is_some() || self.unbalanced || self.last == b';' {
             return false;
         }
-        self.depth > 0
-            || matches!(self.last, b',' | b'(')
-            || (self.insert && !self.values_closed)
+        self.depth > 0 || matches!(self.last, b',' | b'(') || (self.insert && !self.values_closed)
     }
 }
 
