@@ -30,7 +30,9 @@ impl Statement {
     /// The statement a line opens and leaves open at its end, if any.
     pub(crate) fn opened_by(line: &[u8]) -> Option<Statement> {
         let last = *line.trim_ascii_end().last()?;
-        let insert = last != b';' && starts_insert(line);
+        // An `INSERT` names its columns in parentheses (looked for first: `(` is rare in prose,
+        // `i` is not).
+        let insert = last != b';' && memchr::memchr(b'(', line).is_some() && starts_insert(line);
         if !insert && !matches!(last, b'(' | b',') {
             return None;
         }
