@@ -113,6 +113,8 @@ pub(crate) enum Found {
     Value(Range<usize>),
     /// The value follows on the next lines.
     Pending(Pending),
+    /// Several values, in line coordinates: a column's in each row of an SQL `INSERT`.
+    Values(Vec<Range<usize>>),
 }
 
 /// The vocabulary of [`AssignmentSpec`], lower-cased.
@@ -266,6 +268,12 @@ impl Grammar {
         }
         if let Some(pending) = data_map(line, start, end) {
             return Some(Found::Pending(pending));
+        }
+        // A column of an SQL `INSERT INTO t (…, password, …) VALUES (…)`.
+        if dashes == 0
+            && let Some(column) = insert_column(line, start, end)
+        {
+            return self.insert_values(line, column, key);
         }
         let before = start.checked_sub(1).map(|i| line[i]);
         // `name: DB_PASSWORD` / `{"Name": "DB_PASSWORD", "Value": "…"}`: the key is the value
@@ -659,6 +667,49 @@ impl Grammar {
                 _ => return None,
             }
         }
+    }
+
+    /// The values of the column at `column` (its index, and where the column list ends) in
+    /// the rows of the `VALUES` after it, kept where plausible as secrets of the key's class:
+    /// quoted strings only (a number, `NULL`, `NOW()`, a `?` or `$1` parameter is no secret).
+    fn insert_values(&self, line: &[u8], column: InsertColumn, key: &[u8]) -> Option<Found> {
+        let class = self.classify_key(key)?;
+        let mut at = skip_sql_blanks(line, column.list_end + 1);
+        if !line
+            .get(at..at + 6)
+            .is_some_and(|word| word.eq_ignore_ascii_case(b"values"))
+        {
+            return None;
+        }
+        at = skip_sql_blanks(line, at + 6);
+        let mut values = Vec::new();
+        while line.get(at) == Some(&b'(') {
+            let mut index = 0;
+            at += 1;
+            loop {
+                at = skip_sql_blanks(line, at);
+                let (value, quoted, after) = sql_value(line, at)?;
+                if index == column.index
+                    && quoted
+                    && self.plausible(&line[value.clone()], class, true)
+                {
+                    values.push(value);
+                }
+                index += 1;
+                at = skip_sql_blanks(line, after);
+                match line.get(at) {
+                    Some(b',') => at += 1,
+                    Some(b')') => break,
+                    _ => return (!values.is_empty()).then_some(Found::Values(values)),
+                }
+            }
+            at = skip_sql_blanks(line, at + 1);
+            if line.get(at) != Some(&b',') {
+                break;
+            }
+            at = skip_sql_blanks(line, at + 1);
+        }
+        (!values.is_empty()).then_some(Found::Values(values))
     }
 
     /// Reads the value starting at `at` and keeps it when plausible.
@@ -1411,6 +1462,9 @@ const MIN_PROSE_TOKEN: usize = 16;
 /// khoản `admin` trên máy chủ thử nghiệm là …" has nine).
 const MAX_QUALIFIER_WORDS: usize = 10;
 
+/// What ends a clause of prose after a value: a dash, a comma, a semicolon.
+const CLAUSE_BREAKS: &[&str] = &[" – ", " — ", " - ", ", ", "; ", " (", "\t"];
+
 /// Separators between a password word and its value in prose: ASCII `:`/`=`/`-`/`,`, the
 /// full-width colon and comma, and the dashes.
 /// Not `=`: an assignment is the assignment recognizer's to judge.
@@ -1444,7 +1498,16 @@ impl Grammar {
         // A word of prose, not part of a name (`hash_password`, `${DB_PASSWORD}`). A word of a
         // script written without spaces may follow any letter (`root密码为 …`).
         let ascii_word = line.get(at).is_some_and(u8::is_ascii);
-        if at > 0 && ((ascii_word && is_key_byte(line[at - 1])) || b"${/\\".contains(&line[at - 1]))
+        // A capitalised noun after a hyphen is the last part of a compound of prose
+        // (`WLAN-Passwort`, `VPN-Kennwort`), not of a name in code (`db-password`).
+        let compound = at >= 2
+            && line[at - 1] == b'-'
+            && line[at - 2].is_ascii_alphanumeric()
+            && line[at].is_ascii_uppercase()
+            && line[at + 1..].first().is_some_and(u8::is_ascii_lowercase);
+        if at > 0
+            && !compound
+            && ((ascii_word && is_key_byte(line[at - 1])) || b"${/\\".contains(&line[at - 1]))
         {
             return None;
         }
@@ -1541,6 +1604,15 @@ impl Grammar {
                 if value.is_some() || labelled {
                     return value;
                 }
+                // Small words as a passphrase, marked as typed by a number among them and a
+                // symbol at their end, to the end of the clause ("… is velvet dahlia 22! —
+                // please rotate it").
+                if copula
+                    && !generated_only
+                    && let Some(value) = self.marked_passphrase(line, value_at)
+                {
+                    return Some(value);
+                }
             }
             // The sentence ended without giving a value.
             if word.ends_with(b".")
@@ -1554,6 +1626,30 @@ impl Grammar {
             pos = word_end;
         }
         None
+    }
+
+    /// A passphrase of small words from `at` to the end of its clause (the line's end or a
+    /// dash, comma or semicolon between blanks), marked as typed: a number among the words and
+    /// a symbol or two ending the last (`nougat caramel 99 sparrow!`). A sentence after a copula
+    /// ("is changed every 90 days.") ends with a full stop alone, and holds words of sentences.
+    fn marked_passphrase(&self, line: &[u8], at: usize) -> Option<Range<usize>> {
+        let rest = &line[at..];
+        let clause_end = CLAUSE_BREAKS
+            .iter()
+            .filter_map(|separator| memchr::memmem::find(rest, separator.as_bytes()))
+            .min()
+            .unwrap_or(rest.len());
+        let value = rest[..clause_end].trim_ascii_end();
+        let tail = value
+            .iter()
+            .rev()
+            .take_while(|&&b| b"!?#$%&*@+=~^".contains(&b))
+            .count();
+        let has_number = value[..value.len() - tail]
+            .split(|&b| is_blank(b))
+            .any(|word| !word.is_empty() && word.iter().all(u8::is_ascii_digit));
+        (tail > 0 && has_number && self.is_passphrase_of_words(value, 4))
+            .then_some(at..at + value.len())
     }
 
     /// Past the separators and connectors after a password word ("is", "— ", "lautet").
@@ -3043,4 +3139,154 @@ fn is_verb_of_lookup(word: &str) -> bool {
             | "assert"
             | "expect"
     )
+}
+
+/// A column named in the column list of an SQL `INSERT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct InsertColumn {
+    /// Its position in the list, from 0.
+    index: usize,
+    /// Where the list's `)` is.
+    list_end: usize,
+}
+
+/// The most columns of an `INSERT` looked through for the key's.
+const INSERT_COLUMNS_REACH: usize = 256;
+
+/// When the key at `start..end` of `line` is a column in the column list of an SQL
+/// `INSERT INTO table (a, `b`, "c") …`: its index and the list's end.
+fn insert_column(line: &[u8], start: usize, end: usize) -> Option<InsertColumn> {
+    let is_name_byte = |b: u8| is_key_byte(b) || matches!(b, b'`' | b'"' | b'[' | b']');
+    // Back over the columns before it, to the list's `(`.
+    let mut at = start;
+    let mut index = 0;
+    loop {
+        while at > 0 && is_name_byte(line[at - 1]) {
+            at -= 1;
+        }
+        while at > 0 && line[at - 1].is_ascii_whitespace() {
+            at -= 1;
+        }
+        match at.checked_sub(1).map(|i| line[i]) {
+            Some(b',') if index < INSERT_COLUMNS_REACH => {
+                index += 1;
+                at -= 1;
+                while at > 0 && line[at - 1].is_ascii_whitespace() {
+                    at -= 1;
+                }
+                // A column's name, not a value (`VALUES ('a', 'b')`).
+                if !line
+                    .get(at.wrapping_sub(1))
+                    .is_some_and(|&b| is_name_byte(b))
+                {
+                    return None;
+                }
+            }
+            Some(b'(') => break,
+            _ => return None,
+        }
+    }
+    let open = at - 1;
+    // Before it the table's name, `INTO` and, further back, `INSERT`.
+    let mut before = open;
+    while before > 0 && line[before - 1].is_ascii_whitespace() {
+        before -= 1;
+    }
+    let table_end = before;
+    while before > 0 && is_name_byte(line[before - 1]) {
+        before -= 1;
+    }
+    if before == table_end {
+        return None;
+    }
+    let into_end = {
+        let mut at = before;
+        while at > 0 && line[at - 1].is_ascii_whitespace() {
+            at -= 1;
+        }
+        at
+    };
+    if into_end == before
+        || into_end < 4
+        || !line[into_end - 4..into_end].eq_ignore_ascii_case(b"into")
+        || !contains_word_ignoring_case(&line[..into_end - 4], b"insert")
+    {
+        return None;
+    }
+    // On to the list's end: names and commas only.
+    let mut close = end;
+    while close < line.len()
+        && (is_name_byte(line[close]) || line[close].is_ascii_whitespace() || line[close] == b',')
+    {
+        close += 1;
+    }
+    (line.get(close) == Some(&b')')).then_some(InsertColumn {
+        index,
+        list_end: close,
+    })
+}
+
+/// Whether `word` stands in `text` as a word of its own, in any case.
+fn contains_word_ignoring_case(text: &[u8], word: &[u8]) -> bool {
+    text.windows(word.len()).enumerate().any(|(at, window)| {
+        window.eq_ignore_ascii_case(word)
+            && (at == 0 || !text[at - 1].is_ascii_alphanumeric())
+            && text
+                .get(at + word.len())
+                .is_none_or(|b| !b.is_ascii_alphanumeric())
+    })
+}
+
+fn skip_sql_blanks(line: &[u8], mut at: usize) -> usize {
+    while at < line.len() && line[at].is_ascii_whitespace() {
+        at += 1;
+    }
+    at
+}
+
+/// The SQL value at `at` of a `VALUES` tuple: its text (inside the quotes of a string),
+/// whether it is a string, and where it ends. Strings double their quote or escape it with a
+/// backslash (MySQL's dumps), and may be prefixed (`N'…'`); other values run to the `,` or `)`
+/// outside parentheses.
+fn sql_value(line: &[u8], mut at: usize) -> Option<(Range<usize>, bool, usize)> {
+    // SQL Server's Unicode `N'…'`, PostgreSQL's escape string `E'…'`.
+    if line.get(at).is_some_and(|b| b"NnEe".contains(b)) && line.get(at + 1) == Some(&b'\'') {
+        at += 1;
+    }
+    let first = *line.get(at)?;
+    if first == b'\'' || first == b'"' {
+        let mut index = at + 1;
+        while index < line.len() {
+            match line[index] {
+                b'\\' => index += 2,
+                byte if byte == first => {
+                    if line.get(index + 1) == Some(&first) {
+                        index += 2;
+                    } else {
+                        return Some((at + 1..index, true, index + 1));
+                    }
+                }
+                _ => index += 1,
+            }
+        }
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut index = at;
+    while index < line.len() {
+        match line[index] {
+            b'(' => depth += 1,
+            b')' if depth == 0 => break,
+            b')' => depth -= 1,
+            b',' if depth == 0 => break,
+            b'\'' | b'"' => {
+                let (_, _, after) = sql_value(line, index)?;
+                index = after;
+                continue;
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    Some((at..index, false, index))
 }

@@ -13,6 +13,7 @@ mod assign;
 mod escaped;
 mod rules;
 mod spec;
+mod statement;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -484,6 +485,10 @@ struct Scanner<'r> {
     /// How many levels of string escaping the text given to `process` is inside (see
     /// [`Scanner::add_escaped_secrets`]).
     escape_depth: u8,
+    /// Secrets on the lines below the current one, found by reading a statement that spans
+    /// lines as one (see [`Scanner::add_joined_secrets`]): (input range, rule), in order;
+    /// input positions are offsets into the text given to `process`.
+    carried: Vec<(Range<usize>, u16)>,
 }
 
 /// Strings inside strings are decoded this deep: a transcript line (one) holding a tool's JSON
@@ -511,23 +516,66 @@ impl<'r> Scanner<'r> {
             spans: Vec::new(),
             line_number: 0,
             escape_depth: 0,
+            carried: Vec::new(),
         }
     }
 
     /// Processes whole lines (the last may lack its newline at the end of input or on a
     /// forced cut).
     fn process(&mut self, text: &[u8], output: &mut impl Write) -> io::Result<()> {
+        // Carried secrets are offsets into one text: another one starts afresh.
+        self.carried.clear();
         let mut position = 0;
         while position < text.len() {
             position = if self.open_block.is_some() {
                 self.continue_block(text, position, output)?
             } else if self.pending_value.is_some() {
                 self.continue_value(text, position, output)?
+            } else if !self.carried.is_empty() {
+                self.continue_joined(text, position, output)?
             } else {
                 self.scan(text, position, output)?
             };
         }
         Ok(())
+    }
+
+    /// The next line after one whose statement was read with the lines below it (see
+    /// [`Scanner::add_joined_secrets`]): scanned as any line, with the secrets found for it
+    /// there; returns where scanning resumes.
+    fn continue_joined(
+        &mut self,
+        text: &[u8],
+        start: usize,
+        output: &mut impl Write,
+    ) -> io::Result<usize> {
+        // Lines a block or a value below took over are past.
+        self.carried.retain(|(secret, _)| secret.start >= start);
+        if self.carried.is_empty() {
+            return Ok(start);
+        }
+        let redactor = self.redactor;
+        let line_end =
+            memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |newline| start + newline + 1);
+        self.line_number += 1;
+        self.triggered.clear();
+        self.keyword_starts.clear();
+        for (keyword, at) in redactor.hits(&text[start..line_end]) {
+            for &rule in redactor.triggered_by(keyword) {
+                self.keyword_starts.push((rule, start + at));
+                let seen = &mut self.rule_seen[usize::from(rule)];
+                if *seen != self.line_number {
+                    *seen = self.line_number;
+                    self.triggered.push(rule);
+                }
+            }
+        }
+        let mut written = start;
+        if self.redact_line(text, start, line_end, &mut written, output)? {
+            return Ok(line_end);
+        }
+        output.write_all(&text[written..line_end])?;
+        Ok(line_end)
     }
 
     fn finish(&mut self, output: &mut impl Write) -> io::Result<()> {
@@ -606,6 +654,35 @@ impl<'r> Scanner<'r> {
             !span.opens_block
                 || !redactor.block_is_template(span.rule, &text[line_start + span.start..])
         });
+        if self.carried.is_empty()
+            && self.pending_value.is_none()
+            && !self.keyword_starts.is_empty()
+            && !self.spans.iter().any(|span| span.opens_block)
+        {
+            self.add_joined_secrets(text, line_start, content.len(), line_end);
+        }
+        // Secrets of this line found with the line above it (carried down).
+        let content_end = line_start + content.len();
+        while let Some((secret, rule)) = self
+            .carried
+            .first()
+            .filter(|(secret, _)| secret.start < content_end)
+            .cloned()
+        {
+            self.carried.remove(0);
+            if secret.end <= content_end {
+                merge_span(
+                    &mut self.spans,
+                    Span {
+                        start: secret.start - line_start,
+                        end: secret.end - line_start,
+                        rule,
+                        opens_block: false,
+                        counted_apart: false,
+                    },
+                );
+            }
+        }
         if self.escape_depth < MAX_ESCAPE_DEPTH && memchr::memchr(b'\\', content).is_some() {
             self.add_escaped_secrets(content, line_start);
         }
@@ -616,8 +693,9 @@ impl<'r> Scanner<'r> {
             self.add_argv_secrets(content, line_start);
         }
         if self.spans.is_empty() {
-            // A value that starts on the next line: scanning continues in `continue_value`.
-            if self.pending_value.is_some() {
+            // A value that starts on the next line: scanning continues in `continue_value`
+            // (or, for secrets carried down, `continue_joined`).
+            if self.pending_value.is_some() || !self.carried.is_empty() {
                 output.write_all(&text[*written..line_end])?;
                 *written = line_end;
                 return Ok(true);
@@ -697,7 +775,69 @@ impl<'r> Scanner<'r> {
             }
             None => {
                 output.write_all(&line[cursor..])?;
-                Ok(self.pending_value.is_some())
+                Ok(self.pending_value.is_some() || !self.carried.is_empty())
+            }
+        }
+    }
+
+    /// Carries down the secrets of a statement that the line at `line_start` (`content_len`
+    /// bytes before its line ending, which ends at `line_end`) opens and leaves open: a call
+    /// whose arguments go on below (`new PDO(` then `'mysql:…',` `'user',` `'…'`), an `INSERT`
+    /// whose `VALUES` follows. The line and the lines below it that continue the statement
+    /// ([`statement::JOIN_REACH`] at most), their indentation dropped, are read as one line
+    /// with this line's keywords, and what is found on a line below is redacted there.
+    fn add_joined_secrets(
+        &mut self,
+        text: &[u8],
+        line_start: usize,
+        content_len: usize,
+        line_end: usize,
+    ) {
+        let content = &text[line_start..line_start + content_len];
+        // A line longer than a joined statement may be is no statement's start (minified code).
+        if content_len >= statement::JOIN_MAX_BYTES {
+            return;
+        }
+        let Some(mut statement) = statement::Statement::opened_by(content) else {
+            return;
+        };
+        let mut joined = content.to_vec();
+        // Each line below in the joined text: (offset there, offset in `text`, length).
+        let mut pieces: Vec<(usize, usize, usize)> = Vec::new();
+        let mut position = line_end;
+        while pieces.len() < statement::JOIN_REACH && position < text.len() && statement.continues()
+        {
+            let end = memchr::memchr(b'\n', &text[position..])
+                .map_or(text.len(), |newline| position + newline + 1);
+            let body = strip_line_ending(&text[position..end]);
+            let indent = body.len() - body.trim_ascii_start().len();
+            let piece = body[indent..].trim_ascii_end();
+            if piece.is_empty() || joined.len() + 1 + piece.len() > statement::JOIN_MAX_BYTES {
+                break;
+            }
+            joined.push(b' ');
+            pieces.push((joined.len(), position + indent, piece.len()));
+            joined.extend_from_slice(piece);
+            statement.extend(piece);
+            position = end;
+        }
+        if pieces.is_empty() {
+            return;
+        }
+        let line_spans = std::mem::take(&mut self.spans);
+        let base64_run_above = self.base64_run_above.take();
+        self.find_spans(&joined, line_start, &[], &[]);
+        // What the joined text opens or leaves pending belongs to no line of it.
+        self.pending_value = None;
+        self.base64_run_above = base64_run_above;
+        let found = std::mem::replace(&mut self.spans, line_spans);
+        for span in found.iter().filter(|span| !span.opens_block) {
+            if let Some(&(at, source, _)) = pieces
+                .iter()
+                .find(|&&(at, _, length)| at <= span.start && span.end <= at + length)
+            {
+                self.carried
+                    .push((source + span.start - at..source + span.end - at, span.rule));
             }
         }
     }
@@ -1039,7 +1179,33 @@ impl<'r> Scanner<'r> {
                         self.pending_value = None;
                         return Ok(position);
                     }
-                    let secret = !value.iter().any(|&b| b == b' ' || b == b'\t')
+                    // A sentence the tool prints before the secret (`Password for the
+                    // [elastic] user successfully reset.`) is passed over.
+                    if lines_left > 1
+                        && value.ends_with(b".")
+                        && value.contains(&b' ')
+                        && memchr::memchr(b':', value).is_none()
+                    {
+                        output.write_all(&text[position..line_end])?;
+                        position = line_end;
+                        self.pending_value = Some((
+                            rule,
+                            Pending::CommandOutput {
+                                lines_left: lines_left - 1,
+                            },
+                        ));
+                        continue;
+                    }
+                    // The tool's label before it (`New value: …`, `Generated password: …`):
+                    // the value after it is the secret, when no word of letters.
+                    let (indent, value) = match output_label_len(value) {
+                        Some(label) => (indent + label, &value[label..]),
+                        None => (indent, value),
+                    };
+                    let labelled = value.len() < body.trim_ascii_end().len();
+                    let labelled_word = labelled && value.iter().all(u8::is_ascii_alphabetic);
+                    let secret = !labelled_word
+                        && !value.iter().any(|&b| b == b' ' || b == b'\t')
                         && grammar
                             .is_some_and(|g| g.plausible(value, assign::KeyClass::Password, true));
                     self.pending_value = None;
@@ -1349,6 +1515,23 @@ impl<'r> Scanner<'r> {
                         }
                         Some(Found::Pending(pending)) => {
                             self.pending_value = Some((rule_index, pending));
+                        }
+                        Some(Found::Values(values)) => {
+                            for value in values {
+                                if !redactor
+                                    .table()
+                                    .rules
+                                    .iter()
+                                    .any(|format| format.disowns(&content[value.clone()]))
+                                {
+                                    candidates.push(Span::secret(
+                                        content,
+                                        value.start,
+                                        value.end,
+                                        rule_index,
+                                    ));
+                                }
+                            }
                         }
                         None => {}
                     }
@@ -1780,10 +1963,11 @@ fn snowflake_token_at(text: &[u8], dot: usize) -> Option<usize> {
     is_snowflake_token(&text[start..time_end + 1 + hmac_len]).then_some(start)
 }
 
-/// `secret` without the quotes around it, when a rule's match includes them (`'…'`).
+/// `secret` without the quotes around it, when a rule's match includes them (`'…'`, a code
+/// span's backticks).
 fn unquoted(secret: &[u8]) -> &[u8] {
     match secret {
-        [open @ (b'\'' | b'"'), inner @ .., close] if open == close => inner,
+        [open @ (b'\'' | b'"' | b'`'), inner @ .., close] if open == close => inner,
         _ => secret,
     }
 }
@@ -1800,6 +1984,25 @@ fn output_marker_len(body: &[u8]) -> usize {
             .iter()
             .take_while(|&&b| b == b' ' || b == b'\t')
             .count()
+}
+
+/// The length of a tool's label before a value on an output line (`New value: `,
+/// `Generated password: `, `Token: `): one to three words of letters, a colon, blanks.
+fn output_label_len(line: &[u8]) -> Option<usize> {
+    let colon = memchr::memchr(b':', line)?;
+    let label = &line[..colon];
+    let words = label.split(|&b| b == b' ').collect::<Vec<_>>();
+    let blanks = line[colon + 1..]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    ((1..=3).contains(&words.len())
+        && words
+            .iter()
+            .all(|word| !word.is_empty() && word.iter().all(u8::is_ascii_alphabetic))
+        && blanks > 0
+        && colon + 1 + blanks < line.len())
+    .then_some(colon + 1 + blanks)
 }
 
 /// Codex's status line between a command and its output: `succeeded in 471ms:`,

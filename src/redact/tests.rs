@@ -868,6 +868,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "networks: { sepolia: { url: RPC_URL, accounts: [\"«0x{h64}»\"] } }",
         "tx sent: 0x{h64} (block 19,212,004); accounts: [process.env.DEPLOYER_KEY]",
     ),
+    (
+        "azure-cosmos-key-argument",
+        "var client = new CosmosClient(\"https://acct.documents.azure.com:443/\", \"«{b86}==»\");",
+        "var client = new CosmosClient(endpoint, configuration[\"Cosmos:Key\"]);",
+    ),
+    (
+        "prose-user-pass-pair",
+        "log in to the VPN as user `jenkins` / pass «`{a6}#{a5}`» until Friday",
+        "log in to the VPN as user `jenkins` / pass `$VPN_PASSWORD` until Friday",
+    ),
+    (
+        "session-store-key",
+        "$ redis-cli GET sess:«{a32}»",
+        "$ redis-cli GET session:user_preferences_cache",
+    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.
