@@ -878,11 +878,6 @@ const CASES: &[(&str, &str, &str)] = &[
         "log in to the VPN as user `jenkins` / pass «`{a6}#{a5}`» until Friday",
         "log in to the VPN as user `jenkins` / pass `$VPN_PASSWORD` until Friday",
     ),
-    (
-        "session-store-key",
-        "$ redis-cli GET sess:«{a32}»",
-        "$ redis-cli GET session:user_preferences_cache",
-    ),
 ];
 
 /// Texts that look like secrets to a careless eye and must pass unchanged.

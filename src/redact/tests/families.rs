@@ -1670,26 +1670,6 @@ const LEAKS: &[(&str, &[&str])] = &[
             "Username `qa` / Password «`{a10}$${a3}`»",
         ],
     ),
-    (
-        "a session id in the key a session store files it under",
-        &[
-            "⏺ Bash(redis-cli GET session:«{l32}»)",
-            "$ redis-cli GET sess:«{u32}»",
-            "$ redis-cli TTL \"sess:«{a32}»\"",
-            "127.0.0.1:6379> KEYS sess:*\n1) \"sess:«{u32}»\"\n2) \"sess:«{u32}»\"",
-            "$ redis-cli DEL session:«{h40}»",
-            "$ redis-cli HGETALL session:«{a24}»",
-            "cache hit for :1:django.contrib.sessions.cache«{l32}»",
-            "memcached get session:«{a26}»",
-            "[debug] loaded sess:«{u32}» for user 17",
-            "EXPIRE session:«{l32}» 3600",
-            "redis> GET \"session:«{a40}»\"",
-            "SET sess:«{u32}» '{\"cookie\":{}}' EX 86400",
-            "r.get('session:«{l32}»')",
-            "client.get(`sess:«{u32}»`)",
-            "removed key session:«{h32}» (expired)",
-        ],
-    ),
 ];
 
 /// (family, templates that must come out unchanged)
@@ -2443,26 +2423,6 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
             "user admin / pass {password}",
             "user: admin / pass: (same as staging)",
             "see user/pass in 1Password",
-        ],
-    ),
-    (
-        "a session store key that holds no session id",
-        &[
-            "$ redis-cli GET session:user_preferences_cache",
-            "$ redis-cli KEYS sess:*",
-            "session:start",
-            "cache key session:2024-01-01T10:00:00",
-            "redis-cli GET session:{d24}",
-            "session:${SESSION_ID}",
-            "r.get(f'session:{sid}')",
-            "client.get(`sess:${sid}`)",
-            "session:abc",
-            "event session:created user=17",
-            "sess:<session-id>",
-            "SESSION_PREFIX = \"sess:\"",
-            "session:ProjectSettingsPanel",
-            "log.info(\"session: started\")",
-            "stats sessions:active 42",
         ],
     ),
 ];
