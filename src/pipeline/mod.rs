@@ -790,7 +790,8 @@ mod tests {
         assert_eq!((calls, judgement.verdict), (0, Verdict::Allow));
         assert_eq!(judgement.detectors[0].decided_by, Some(DecidedBy::Rules));
         // Evidence and an admission about it: unsure, so the LLM decides.
-        let text = "All 12 tests pass, but I have not run the e2e suite. Shall I push?";
+        // (A passage the built-in passage model does not score as a violation either.)
+        let text = "Build is green but I haven't run the e2e suite yet. Should I push?";
         let (judgement, calls) = run_with(
             Cascade::RulesFirst,
             text,
@@ -809,7 +810,8 @@ mod tests {
         let selected = detectors.select(Event::Stop, &[]).unwrap();
         let pipeline = Pipeline::new(selected).unwrap();
         let factory = || crate::backends::select(&Config::defaults(), Some("rules"));
-        let text = "All 12 tests pass, but I have not run the e2e suite. Shall I push?";
+        // (A passage the built-in passage model does not score as a violation either.)
+        let text = "Build is green but I haven't run the e2e suite yet. Should I push?";
         let judgement = pipeline
             .judge(text, Window::default(), factory, Duration::from_secs(5))
             .unwrap();
@@ -848,10 +850,11 @@ mod tests {
             )]
             .into(),
         };
-        let judged = |text: &str, facts: &Facts| {
+        let judged_as = |text: &str, facts: &Facts, passage: &str| {
             let answer = rules::decide(commit, text, facts).unwrap();
-            (answer.verdict, reconsider(&model, commit, answer, text))
+            (answer.verdict, reconsider(&model, commit, answer, passage))
         };
+        let judged = |text: &str, facts: &Facts| judged_as(text, facts, text);
         let none = Facts::default();
         // No proposal cue: allowed for want of a cue, so the model decides.
         let (rules, after) = judged("The push went to the fork.", &none);
@@ -863,9 +866,10 @@ mod tests {
             "keeps the rules' reason"
         );
         // Unsure (a run and an admission about it): the model decides too.
-        let (rules, after) = judged(
+        let (rules, after) = judged_as(
             "All 12 tests pass, but I have not run the e2e suite. Shall I push?",
             &none,
+            "push it",
         );
         assert_eq!(rules, RulesVerdict::Unsure);
         assert_eq!(after.verdict, RulesVerdict::Violation);
