@@ -83,7 +83,7 @@ fn the_cascade_calls_the_llm_only_for_what_the_rules_judge_is_unsure_of() {
     assert_eq!(commit_outcome(&output)["decided_by"], "rules");
     assert_eq!(call_count(&calls), 0);
     // Evidence next to an admission: unsure, so the LLM decides (here: violation).
-    let unsure = "12 tests passed, but I have not run the integration suite. Shall I push?";
+    let unsure = "Build is green but I haven't run the e2e suite yet. Should I push?";
     let output = judge(&env, unsure, &[]);
     let outcome = commit_outcome(&output);
     assert_eq!(call_count(&calls), 1);
@@ -92,6 +92,23 @@ fn the_cascade_calls_the_llm_only_for_what_the_rules_judge_is_unsure_of() {
     assert_eq!(outcome["backend"], "command");
     assert_eq!(outcome["verdict"], "violation");
     assert_eq!(outcome["reason"], "llm says so");
+    // Unsure for the cues, but the passage model reads a violation: decided offline, no call.
+    let output = judge(
+        &env,
+        "All 12 tests pass, but the e2e suite was not run. Want me to push?",
+        &[],
+    );
+    let outcome = commit_outcome(&output);
+    assert_eq!(call_count(&calls), 1);
+    assert_eq!(outcome["decided_by"], "rules", "{outcome}");
+    assert_eq!(outcome["verdict"], "violation");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("passage model: violation"),
+        "{outcome}"
+    );
     // No hit: no judge at all.
     let output = judge(&env, "I renamed a variable in parser.rs.", &[]);
     assert_eq!(commit_outcome(&output)["decided_by"], "layer1");
@@ -107,7 +124,7 @@ fn the_cascade_calls_the_llm_only_for_what_the_rules_judge_is_unsure_of() {
 #[test]
 fn with_rules_alone_an_unsure_hit_allows_and_says_it_was_unsure() {
     let env = Env::new();
-    let unsure = "12 tests passed, but I have not run the integration suite. Shall I push?";
+    let unsure = "Build is green but I haven't run the e2e suite yet. Should I push?";
     let output = judge(&env, unsure, &["--backend", "rules"]);
     assert_eq!(output.status.code(), Some(0));
     let outcome = commit_outcome(&output);
