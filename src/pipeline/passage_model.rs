@@ -202,20 +202,18 @@ pub fn features(text: &str) -> Vec<u16> {
 }
 
 fn bucket(parts: &[&[u8]]) -> u16 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &byte in *part {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    (hash % BUCKETS as u64) as u16
+    (fnv1a(parts) % BUCKETS as u64) as u16
 }
 
 /// FNV-1a of `bytes` (the corpus fingerprint stored in the model).
 pub fn fingerprint(bytes: &[u8]) -> u64 {
+    fnv1a(&[bytes])
+}
+
+/// FNV-1a over `parts` read as one byte string.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
+    for &byte in parts.iter().flat_map(|part| part.iter()) {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }

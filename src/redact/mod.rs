@@ -1160,11 +1160,18 @@ impl<'r> Scanner<'r> {
                     let marker = output_marker_len(body);
                     let (indent, body) = (indent + marker, &body[marker..]);
                     let value = body.trim_ascii_end();
-                    // What a transcript puts between a command and its output: Cursor's blank
-                    // line, Codex's ` succeeded in 471ms:`; passed over once.
-                    if lines_left == assign::COMMAND_OUTPUT_REACH
-                        && (value.is_empty() || is_exec_status(value))
-                    {
+                    // What a transcript puts between a command and its output (Cursor's blank
+                    // line, Codex's ` succeeded in 471ms:`) is passed over once; so is a
+                    // sentence the tool prints before the secret (`Password for the [elastic]
+                    // user successfully reset.`).
+                    let between = lines_left == assign::COMMAND_OUTPUT_REACH
+                        && (value.is_empty() || is_exec_status(value));
+                    let sentence = lines_left > 1
+                        && value.ends_with(b".")
+                        && value.contains(&b' ')
+                        && memchr::memchr(b':', value).is_none()
+                        && !is_prompt(body);
+                    if between || sentence {
                         output.write_all(&text[position..line_end])?;
                         position = line_end;
                         self.pending_value = Some((
@@ -1178,23 +1185,6 @@ impl<'r> Scanner<'r> {
                     if value.is_empty() || lines_left == 0 || is_prompt(body) {
                         self.pending_value = None;
                         return Ok(position);
-                    }
-                    // A sentence the tool prints before the secret (`Password for the
-                    // [elastic] user successfully reset.`) is passed over.
-                    if lines_left > 1
-                        && value.ends_with(b".")
-                        && value.contains(&b' ')
-                        && memchr::memchr(b':', value).is_none()
-                    {
-                        output.write_all(&text[position..line_end])?;
-                        position = line_end;
-                        self.pending_value = Some((
-                            rule,
-                            Pending::CommandOutput {
-                                lines_left: lines_left - 1,
-                            },
-                        ));
-                        continue;
                     }
                     // The tool's label before it (`New value: …`, `Generated password: …`):
                     // the value after it is the secret, when no word of letters.
