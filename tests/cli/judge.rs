@@ -95,7 +95,7 @@ fn the_cascade_calls_the_llm_only_for_what_the_rules_judge_is_unsure_of() {
     // Unsure for the cues, but the passage model reads a violation: decided offline, no call.
     let output = judge(
         &env,
-        "All 12 tests pass, but the e2e suite was not run. Want me to push?",
+        "Lint passes but I haven't run the test suite. Want me to push it?",
         &[],
     );
     let outcome = commit_outcome(&output);
