@@ -343,7 +343,8 @@ impl Redactor {
     }
 
     /// Redacts `input` into `output` line by line in bounded memory (about 64 KiB plus the
-    /// longest line, capped at 1 MiB). Bytes that are not UTF-8 pass through unchanged.
+    /// lines read ahead and the longest line, capped at 1 MiB). Bytes that are not UTF-8 pass
+    /// through unchanged.
     pub fn redact_stream(
         &self,
         mut input: impl BufRead,
@@ -366,12 +367,23 @@ impl Redactor {
             if pending.len() < STREAM_CHUNK {
                 continue;
             }
-            let cut = match memchr::memrchr(b'\n', &pending) {
-                Some(newline) => newline + 1,
-                None if pending.len() >= MAX_LINE => forced_cut(&pending),
-                None => continue,
+            let Some(newline) = memchr::memrchr(b'\n', &pending) else {
+                if pending.len() >= MAX_LINE {
+                    let cut = forced_cut(&pending);
+                    scanner.process(&pending[..cut], &mut output)?;
+                    pending.drain(..cut);
+                }
+                continue;
             };
-            scanner.process(&pending[..cut], &mut output)?;
+            // The last lines are only read ahead (a statement or a wrapped run that starts
+            // above the cut goes on there) and processed with the next chunk.
+            let lines = &pending[..newline + 1];
+            let cut = match read_ahead_cut(lines) {
+                0 if pending.len() < MAX_LINE => continue,
+                0 => lines.len(),
+                cut => cut,
+            };
+            scanner.process_lines(lines, cut, &mut output)?;
             pending.drain(..cut);
         }
         scanner.process(&pending, &mut output)?;
@@ -379,6 +391,22 @@ impl Redactor {
         output.flush()?;
         Ok(scanner.counts)
     }
+}
+
+/// How many lines below a stream chunk's cut are read with it: as far as the scanner looks
+/// below a line (a statement's continuation lines, a wrapped base64 run).
+const READ_AHEAD_LINES: usize = if statement::JOIN_REACH > WRAPPED_BASE64_REACH {
+    statement::JOIN_REACH
+} else {
+    WRAPPED_BASE64_REACH
+};
+
+/// Where the processed part of `lines` (whole lines) ends so that [`READ_AHEAD_LINES`] lines
+/// stay below it; 0 when there are not that many.
+fn read_ahead_cut(lines: &[u8]) -> usize {
+    memchr::memrchr_iter(b'\n', lines)
+        .nth(READ_AHEAD_LINES)
+        .map_or(0, |newline| newline + 1)
 }
 
 /// Adds `span` to `spans` (in order, none overlapping another); spans it overlaps become one
@@ -523,19 +551,33 @@ impl<'r> Scanner<'r> {
     /// Processes whole lines (the last may lack its newline at the end of input or on a
     /// forced cut).
     fn process(&mut self, text: &[u8], output: &mut impl Write) -> io::Result<()> {
-        // Carried secrets are offsets into one text: another one starts afresh.
-        self.carried.clear();
+        self.process_lines(text, text.len(), output)
+    }
+
+    /// Processes the lines of `text` before `end` (a line boundary); the lines from `end` on
+    /// are only read ahead, and processed by the next call, whose text starts with them.
+    fn process_lines(
+        &mut self,
+        text: &[u8],
+        end: usize,
+        output: &mut impl Write,
+    ) -> io::Result<()> {
         let mut position = 0;
-        while position < text.len() {
+        while position < end {
             position = if self.open_block.is_some() {
-                self.continue_block(text, position, output)?
+                self.continue_block(&text[..end], position, output)?
             } else if self.pending_value.is_some() {
-                self.continue_value(text, position, output)?
+                self.continue_value(&text[..end], position, output)?
             } else if !self.carried.is_empty() {
                 self.continue_joined(text, position, output)?
             } else {
-                self.scan(text, position, output)?
+                self.scan(text, end, position, output)?
             };
+        }
+        // Secrets carried down onto the lines read ahead: offsets into the next call's text.
+        self.carried.retain(|(secret, _)| secret.start >= end);
+        for (secret, _) in &mut self.carried {
+            *secret = secret.start - end..secret.end - end;
         }
         Ok(())
     }
@@ -586,13 +628,19 @@ impl<'r> Scanner<'r> {
         Ok(())
     }
 
-    /// Scans from `start` to the end of `text`, or until a line opens a block; returns where
-    /// it stopped.
-    fn scan(&mut self, text: &[u8], start: usize, output: &mut impl Write) -> io::Result<usize> {
+    /// Scans from `start` to `end` (a line boundary of `text`, which goes on below only to be
+    /// read ahead), or until a line opens a block; returns where it stopped.
+    fn scan(
+        &mut self,
+        text: &[u8],
+        end: usize,
+        start: usize,
+        output: &mut impl Write,
+    ) -> io::Result<usize> {
         let redactor = self.redactor;
         let mut written = start;
         let mut line: Option<(usize, usize)> = None;
-        for (keyword, at) in redactor.hits(&text[start..]) {
+        for (keyword, at) in redactor.hits(&text[start..end]) {
             let at = start + at;
             match line {
                 Some((_, line_end)) if at < line_end => {}
@@ -626,8 +674,8 @@ impl<'r> Scanner<'r> {
         {
             return Ok(line_end);
         }
-        output.write_all(&text[written..])?;
-        Ok(text.len())
+        output.write_all(&text[written..end])?;
+        Ok(end)
     }
 
     /// Runs the triggered rules on one line and writes it out if anything was found (with the
@@ -783,9 +831,11 @@ impl<'r> Scanner<'r> {
     /// Carries down the secrets of a statement that the line at `line_start` (`content_len`
     /// bytes before its line ending, which ends at `line_end`) opens and leaves open: a call
     /// whose arguments go on below (`new PDO(` then `'mysql:…',` `'user',` `'…'`), an `INSERT`
-    /// whose `VALUES` follows. The line and the lines below it that continue the statement
-    /// ([`statement::JOIN_REACH`] at most), their indentation dropped, are read as one line
-    /// with this line's keywords, and what is found on a line below is redacted there.
+    /// whose `VALUES` follows; or of an `INSERT` opened a few lines above whose column list
+    /// this line is part of (`INSERT INTO users (` then `email,` `password` `) VALUES (…)`).
+    /// The statement's lines (down to [`statement::JOIN_REACH`] below this one), their
+    /// indentation dropped, are read as one line with this line's keywords, and what is found
+    /// on this line or a line below is redacted there.
     fn add_joined_secrets(
         &mut self,
         text: &[u8],
@@ -798,14 +848,26 @@ impl<'r> Scanner<'r> {
         if content_len >= statement::JOIN_MAX_BYTES {
             return;
         }
-        let Some(mut statement) = statement::Statement::opened_by(content) else {
-            return;
+        let (opener_start, mut statement) = match statement::Statement::opened_by(content) {
+            Some(statement) => (line_start, statement),
+            None => match statement::insert_above(text, line_start, content) {
+                Some(found) => found,
+                None => return,
+            },
         };
-        let mut joined = content.to_vec();
-        // Each line below in the joined text: (offset there, offset in `text`, length).
-        let mut pieces: Vec<(usize, usize, usize)> = Vec::new();
-        let mut position = line_end;
-        while pieces.len() < statement::JOIN_REACH && position < text.len() && statement.continues()
+        let opener_end = memchr::memchr(b'\n', &text[opener_start..])
+            .map_or(text.len(), |newline| opener_start + newline + 1);
+        let opener = strip_line_ending(&text[opener_start..opener_end]);
+        let mut joined = opener.to_vec();
+        // Each line of the statement in the joined text: (offset there, offset in `text`,
+        // length); the first is the opening line, whole.
+        let mut pieces: Vec<(usize, usize, usize)> = vec![(0, opener_start, opener.len())];
+        let mut position = opener_end;
+        // Lines joined below this one.
+        let mut below = 0;
+        while below < statement::JOIN_REACH
+            && position < text.len()
+            && (statement.continues() || position <= line_start)
         {
             let end = memchr::memchr(b'\n', &text[position..])
                 .map_or(text.len(), |newline| position + newline + 1);
@@ -819,25 +881,55 @@ impl<'r> Scanner<'r> {
             pieces.push((joined.len(), position + indent, piece.len()));
             joined.extend_from_slice(piece);
             statement.extend(piece);
+            below += usize::from(position >= line_end);
             position = end;
         }
-        if pieces.is_empty() {
+        // Nothing joined to this line: its own scan has read it.
+        if position < line_end || (opener_start == line_start && below == 0) {
             return;
         }
+        // This line's keywords where they stand in the joined text.
+        let keyword_starts = std::mem::take(&mut self.keyword_starts);
+        self.keyword_starts = keyword_starts
+            .iter()
+            .filter_map(|&(rule, at)| {
+                pieces
+                    .iter()
+                    .find(|&&(_, source, length)| source <= at && at < source + length)
+                    .map(|&(joined_at, source, _)| (rule, joined_at + at - source))
+            })
+            .collect();
         let line_spans = std::mem::take(&mut self.spans);
         let base64_run_above = self.base64_run_above.take();
-        self.find_spans(&joined, line_start, &[], &[]);
+        self.find_spans(&joined, 0, &[], &[]);
         // What the joined text opens or leaves pending belongs to no line of it.
         self.pending_value = None;
         self.base64_run_above = base64_run_above;
+        self.keyword_starts = keyword_starts;
         let found = std::mem::replace(&mut self.spans, line_spans);
         for span in found.iter().filter(|span| !span.opens_block) {
-            if let Some(&(at, source, _)) = pieces
+            let Some(&(at, source, _)) = pieces
                 .iter()
                 .find(|&&(at, _, length)| at <= span.start && span.end <= at + length)
-            {
-                self.carried
-                    .push((source + span.start - at..source + span.end - at, span.rule));
+            else {
+                continue;
+            };
+            let source = source + span.start - at..source + span.end - at;
+            if source.start >= line_end {
+                self.carried.push((source, span.rule));
+            } else if source.start >= line_start && opener_start < line_start {
+                // On this line, below the statement's first line (the direct case finds this
+                // line's secrets with the line itself).
+                merge_span(
+                    &mut self.spans,
+                    Span {
+                        start: source.start - line_start,
+                        end: source.end - line_start,
+                        rule: span.rule,
+                        opens_block: false,
+                        counted_apart: false,
+                    },
+                );
             }
         }
     }
@@ -1265,7 +1357,7 @@ impl<'r> Scanner<'r> {
                     // Another field of the entry is scanned as any line (`"AccessKey": {`
                     // holds `"SecretAccessKey": …`); a value or block it opens comes first.
                     self.pending_value = None;
-                    let resumed = self.scan(&text[..line_end], position, output)?;
+                    let resumed = self.scan(&text[..line_end], line_end, position, output)?;
                     if self.open_block.is_some() || self.pending_value.is_some() {
                         return Ok(resumed);
                     }

@@ -101,6 +101,55 @@ impl Statement {
     }
 }
 
+/// The `INSERT` that `line` (at `line_start` in `text`) continues as part of its column list,
+/// opened at most [`JOIN_REACH`] lines above (`INSERT INTO users (` … `  password,`): where its
+/// first line starts, and the statement as that line leaves it. Only a line that can be part
+/// of a column list (names, quotes, commas, brackets, up to a `VALUES`) looks above.
+pub(crate) fn insert_above(
+    text: &[u8],
+    line_start: usize,
+    line: &[u8],
+) -> Option<(usize, Statement)> {
+    let columns = &line[..values_at(line).unwrap_or(line.len())];
+    if !columns
+        .iter()
+        .all(|&b| is_word_byte(b) || b" \t,()[].`\"'".contains(&b))
+    {
+        return None;
+    }
+    // `end` is where the line above the one looked at ends (after its newline).
+    let mut end = line_start;
+    for _ in 0..JOIN_REACH {
+        if end == 0 {
+            return None;
+        }
+        let start = memchr::memrchr(b'\n', &text[..end - 1]).map_or(0, |newline| newline + 1);
+        let above = text[start..end].trim_ascii_end();
+        if above.is_empty() || above.ends_with(b";") {
+            return None;
+        }
+        if starts_insert(above) {
+            let mut statement = Statement {
+                insert: true,
+                ..Statement::default()
+            };
+            statement.extend(above);
+            return statement.continues().then_some((start, statement));
+        }
+        end = start;
+    }
+    None
+}
+
+/// Where the word `VALUES` (any case) starts in `line`, if it does.
+fn values_at(line: &[u8]) -> Option<usize> {
+    (0..line.len().saturating_sub(5)).find(|&at| {
+        line[at..at + 6].eq_ignore_ascii_case(b"values")
+            && (at == 0 || !is_word_byte(line[at - 1]))
+            && line.get(at + 6).is_none_or(|&b| !is_word_byte(b))
+    })
+}
+
 fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_'
 }

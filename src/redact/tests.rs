@@ -1275,6 +1275,47 @@ fn private_key_straddling_stream_chunks_is_redacted() {
 }
 
 #[test]
+fn statements_spread_over_lines_are_read_whole_across_stream_chunks() {
+    // Statements whose secret sits lines below their opening line, one every few lines through
+    // several chunks: wherever a chunk is cut, some statement straddles the cut.
+    let mut random = Random(11);
+    let mut text = String::new();
+    let mut secrets = Vec::new();
+    while text.len() < 5 * 64 * 1024 {
+        let password: String = (0..14).map(|_| random.pick(class_chars('a'))).collect();
+        let statement = match secrets.len() % 3 {
+            0 => format!(
+                "$pdo = new PDO(\n    'mysql:host=db.internal;dbname=shop',\n    'shop_rw',\n    '{password}!'\n);\n"
+            ),
+            1 => format!(
+                "INSERT INTO users (email, password)\nVALUES ('a@corp.io', '{password}#');\n"
+            ),
+            _ => format!(
+                "conn = DriverManager.getConnection(\n    url,\n    \"app\",\n    \"{password}%\");\n"
+            ),
+        };
+        text.push_str(&statement);
+        text.push_str("// unrelated line of code, nothing secret in it at all\n");
+        secrets.push(password);
+    }
+    let whole = redactor().redact(&text);
+    for secret in &secrets {
+        assert!(!whole.text.contains(secret.as_str()), "{secret} left whole");
+    }
+    for step in [1000, 8192, 1 << 16] {
+        let (output, counts) = stream(&text, step);
+        for secret in &secrets {
+            assert!(
+                !output.contains(secret.as_str()),
+                "{secret} left, step {step}"
+            );
+        }
+        assert_eq!(output, whole.text, "step {step}");
+        assert_eq!(counts, whole.counts, "step {step}");
+    }
+}
+
+#[test]
 fn private_key_with_text_around_markers_and_agent_line_numbers() {
     let mut random = Random(3);
     let body: String = (0..64).map(|_| random.pick(class_chars('b'))).collect();

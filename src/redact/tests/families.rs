@@ -1611,6 +1611,19 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "a secret column of an SQL INSERT whose column list goes over lines",
+        &[
+            "INSERT INTO users (\n  email,\n  password\n) VALUES ('a@corp.io', '«{a10}#{a2}»');",
+            "INSERT INTO users\n  (email, password)\n  VALUES ('a@corp.io', '«{a9}%{a3}»');",
+            "INSERT INTO users\n(email, password) VALUES ('a@corp.io', '«{a11}!{a1}»');",
+            "INSERT INTO service_accounts (\n    id,\n    name,\n    api_token,\n    created_at\n) VALUES (\n    7,\n    'ci',\n    '«{a32}»',\n    NOW()\n);",
+            "insert into `oauth_clients` (\n  `id`,\n  `client_secret`\n)\nvalues (1, '«{a40}»');",
+            "INSERT INTO [dbo].[Users] (\n    [UserName],\n    [Password])\nVALUES (N'admin', N'«{a8}!{a4}»');",
+            "INSERT INTO accounts (login,\n                      passwd)\nVALUES ('alice', '«{a9}&{a3}»');",
+            "    INSERT INTO smtp_settings (\n        host, port,\n        username, password\n    ) VALUES ('smtp.corp.io', 587, 'mailer', '«{a9}%{a4}»');",
+        ],
+    ),
+    (
         "a passphrase of small words after a copula, a number among them and a symbol at its end",
         &[
             "The admin password for the staging Jenkins is «velvet dahlia parsnip 22!» — please rotate it.",
@@ -2319,6 +2332,18 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
         &[
             "$ cat ~/.erlang.cookie\ncat: /home/dev/.erlang.cookie: No such file or directory",
             "$ ls -la ~/.erlang.cookie\n-r-------- 1 dev dev 20 Dec  7 10:02 /home/dev/.erlang.cookie",
+        ],
+    ),
+    (
+        "an SQL INSERT whose column list goes over lines with no secret column, or whose values are placeholders",
+        &[
+            "INSERT INTO users (\n  email,\n  display_name\n) VALUES ('a@corp.io', 'Alice Example');",
+            "INSERT INTO users (\n  email,\n  password\n) VALUES ($1, $2);",
+            "INSERT INTO users (\n  email,\n  password\n) VALUES (?, ?);",
+            "INSERT INTO users\n  (email, password_reset_at)\n  VALUES ('a@corp.io', NOW());",
+            "INSERT INTO accounts (\n  login,\n  password\n) VALUES (:login, :password);",
+            "def create_user(\n    email,\n    password,\n):\n    db.add(User(email, password))",
+            "SELECT id,\n  password\nFROM users WHERE email = 'a@corp.io';",
         ],
     ),
     (
