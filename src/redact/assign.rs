@@ -955,7 +955,7 @@ impl Grammar {
                 return Some(KeyClass::Password);
             }
             let qualified_key =
-                word == "key" && index > 0 && self.key_qualifiers.has(&words[index - 1]);
+                word == "key" && index > 0 && self.key_qualifiers.has(words[index - 1]);
             let glued_key = word.len() > 3
                 && word.ends_with("key")
                 && self.key_qualifiers.has(&word[..word.len() - 3]);
