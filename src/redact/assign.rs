@@ -320,13 +320,24 @@ impl Grammar {
         if before == Some(b'<') && line.get(end) != Some(&b'>') {
             return None;
         }
-        let class = match self
-            .classify_key(key)
-            .or_else(|| self.classify_cookie_id(line, start, key))
-        {
+        // A value and no closing tag is text after a generic type (`Option<Token> { … }`), no
+        // element (below), whatever the key: seen before the key is classified, which cost
+        // more than the rest on such lines of code.
+        if dashes == 0 && before == Some(b'<') {
+            let value_start = skip_blanks(line, end + 1);
+            if memchr::memmem::find(&line[value_start..], b"</").is_none()
+                && !trim_end(line, value_start, line.len()).is_empty()
+            {
+                return None;
+            }
+        }
+        // Classified once: a key classified again for the fallback was a tenth of a code
+        // transcript's time (`"max_tokens": 4096` reaches here on every such line).
+        let key_class = self.classify_key(key);
+        let class = match key_class.or_else(|| self.classify_cookie_id(line, start, key)) {
             Some(KeyClass::Weak) | None if dashes == 0 => self
                 .classify_prompt_phrase(line, start, end)
-                .or(self.classify_key(key))?,
+                .or(key_class)?,
             class => class?,
         };
         let mut pos = end;
@@ -865,17 +876,47 @@ impl Grammar {
 
     /// Whether `key` (without quotes or dashes) names a secret, and which kind.
     pub(crate) fn classify_key(&self, key: &[u8]) -> Option<KeyClass> {
-        let mut words = split_words(key);
+        // A short key's words are read where they lie, lower-cased on the stack: a string
+        // allocated for each (`split_words`) was half the cost of classifying, and most
+        // keyword occurrences in code are classified (`"max_tokens": 4096`).
+        if key.len() <= SHORT_KEY {
+            let mut lower = [0u8; SHORT_KEY];
+            let lower = &mut lower[..key.len()];
+            lower.copy_from_slice(key);
+            lower.make_ascii_lowercase();
+            let lower: &[u8] = lower;
+            let mut words = [""; SHORT_KEY_WORDS];
+            let mut count = 0;
+            let mut all_read = true;
+            for_each_word(key, |range| match words.get_mut(count) {
+                Some(word) => {
+                    // ASCII letters and digits only: always UTF-8.
+                    *word = std::str::from_utf8(&lower[range]).unwrap_or_default();
+                    count += 1;
+                }
+                None => all_read = false,
+            });
+            if all_read {
+                return self.classify_words(key, &words[..count]);
+            }
+        }
+        let owned = split_words(key);
+        let words: Vec<&str> = owned.iter().map(String::as_str).collect();
+        self.classify_words(key, &words)
+    }
+
+    /// [`Grammar::classify_key`] given the key's words.
+    fn classify_words(&self, key: &[u8], mut words: &[&str]) -> Option<KeyClass> {
         // A version or index ends no name: `PuTTY-User-Key-File-3` ends in `file`.
         while words.len() > 1
             && words
                 .last()
                 .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
         {
-            words.pop();
+            words = &words[..words.len() - 1];
         }
-        let last = words.last()?;
-        let before_last = words.len().checked_sub(2).map(|i| words[i].as_str());
+        let last = *words.last()?;
+        let before_last = words.len().checked_sub(2).map(|i| words[i]);
         // A documented key is one whatever its words say (`ASP.NET_SessionId` ends in `id`).
         if self
             .secret_keys
@@ -902,7 +943,7 @@ impl Grammar {
             return None;
         }
         let mut class = None;
-        for (index, word) in words.iter().enumerate() {
+        for (index, &word) in words.iter().enumerate() {
             // A short password word glued to what it is for (`dbpass`, `rootpwd`, keytool's
             // `storepass`): the qualifier says it is no other word (`bypass`, `compass`).
             let glued_password = self.password_words.iter().any(|noun| {
@@ -914,7 +955,7 @@ impl Grammar {
                 return Some(KeyClass::Password);
             }
             let qualified_key =
-                word == "key" && index > 0 && self.key_qualifiers.has(&words[index - 1]);
+                word == "key" && index > 0 && self.key_qualifiers.has(words[index - 1]);
             let glued_key = word.len() > 3
                 && word.ends_with("key")
                 && self.key_qualifiers.has(&word[..word.len() - 3]);
@@ -932,8 +973,12 @@ impl Grammar {
     /// `Enter the API key:`, `? Enter a secret value:`. Its last word alone (`key`, `value`)
     /// says too little; the phrase, read back over single blanks, says what it names.
     fn classify_prompt_phrase(&self, line: &[u8], start: usize, end: usize) -> Option<KeyClass> {
-        let head = String::from_utf8_lossy(&line[start..end]).to_ascii_lowercase();
-        if !self.phrase_heads.has(&head) || line.get(end) != Some(&b':') {
+        // The colon first: most keys have none, and the head need not be copied.
+        if line.get(end) != Some(&b':')
+            || !self
+                .phrase_heads
+                .has(&String::from_utf8_lossy(&line[start..end]).to_ascii_lowercase())
+        {
             return None;
         }
         let mut phrase_start = start;
@@ -2059,16 +2104,33 @@ fn noun_in(word: &str, nouns: &[String]) -> bool {
         .any(|noun| word == noun || (noun.len() >= GLUED_NOUN_MIN && word.ends_with(noun.as_str())))
 }
 
+/// Keys this long at most are classified without allocating, in as many words at most.
+const SHORT_KEY: usize = 64;
+const SHORT_KEY_WORDS: usize = 16;
+
 /// The words of an identifier, lower-cased: split at `_ - .`, at lower-to-upper case changes
 /// (`apiToken`), before the last capital of an acronym (`APIKey` → api, key) and between
 /// letters and digits (`token4` → token, 4).
 pub(crate) fn split_words(text: &[u8]) -> Vec<String> {
     let mut words = Vec::new();
-    let mut current = String::new();
+    for_each_word(text, |range| {
+        words.push(
+            text[range]
+                .iter()
+                .map(|&byte| char::from(byte.to_ascii_lowercase()))
+                .collect(),
+        );
+    });
+    words
+}
+
+/// Calls `word` with where each word of [`split_words`] lies in `text`, in order.
+fn for_each_word(text: &[u8], mut word: impl FnMut(Range<usize>)) {
+    let mut current: Option<usize> = None;
     for (index, &byte) in text.iter().enumerate() {
         if !byte.is_ascii_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
+            if let Some(start) = current.take() {
+                word(start..index);
             }
             continue;
         }
@@ -2080,16 +2142,15 @@ pub(crate) fn split_words(text: &[u8]) -> Vec<String> {
                     && next.is_ascii_lowercase())
                 || (previous.is_ascii_alphabetic() && byte.is_ascii_digit())
                 || (previous.is_ascii_digit() && byte.is_ascii_alphabetic());
-            if boundary && !current.is_empty() {
-                words.push(std::mem::take(&mut current));
+            if boundary && let Some(start) = current.take() {
+                word(start..index);
             }
         }
-        current.push(char::from(byte.to_ascii_lowercase()));
+        current.get_or_insert(index);
     }
-    if !current.is_empty() {
-        words.push(current);
+    if let Some(start) = current {
+        word(start..text.len());
     }
-    words
 }
 
 /// Where the default value starts after the `)` of a lookup by name (at `after_call`): a
