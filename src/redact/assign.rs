@@ -58,6 +58,15 @@ pub(crate) enum Pending {
     /// The output of a command that prints a secret (`vault kv get -field=password …`): the
     /// next output lines, up to the next prompt, `lines_left` of them at most.
     CommandOutput { lines_left: u8 },
+    /// `echo` printed several variables, one named as a secret (`echo "$DB_USER / $DB_PASS"`):
+    /// the next output line holds `fields` values split at `separator` (a blank: at blanks),
+    /// the secret's at `column`.
+    EchoFields {
+        fields: u8,
+        column: u8,
+        separator: u8,
+        class: KeyClass,
+    },
     /// A redacted base64 run that filled its line to a tool's wrap width (`base64` wraps at
     /// 76 columns, PEM and `openssl base64` at 64): the next lines of that width, and a shorter
     /// last one, are the rest of it. `indent` is where the run started on its line.
@@ -872,6 +881,84 @@ impl Grammar {
         }
         let value_at = skip_blanks(line, pos + 1);
         self.value_at(line, value_at, class, true, ValueEnds::Anywhere, None)
+    }
+
+    /// An `echo` at the start of a command that prints several variables, one named as a
+    /// secret, the same separator between each two (`$ echo "$DB_USER / $DB_PASS"`, `source
+    /// .env; echo $USER:$PASSWORD`): what its output line holds ([`Pending::EchoFields`]).
+    pub(crate) fn echo_fields(&self, line: &[u8]) -> Option<Pending> {
+        let at = memchr::memmem::find(line, b"echo ")?;
+        let before = line[..at].trim_ascii_end();
+        let in_call = before.ends_with(b"Bash(");
+        // After a prompt, or after another command of the same line (`source .env; echo …`).
+        let after_prompt = before.is_empty()
+            || before.ends_with(b"Ran terminal command:")
+            || in_call
+            || before.ends_with(b"&&")
+            || (matches!(before.last(), Some(b'$' | b'#' | b'%' | b'>' | b';'))
+                && at > before.len());
+        if !after_prompt {
+            return None;
+        }
+        let mut args = line[at + 5..].trim_ascii();
+        if in_call {
+            args = args.strip_suffix(b")")?;
+        }
+        if let [b'"', inner @ .., b'"'] = args {
+            args = inner;
+        }
+        let mut names = Vec::new();
+        let mut separator = None;
+        let mut rest = args;
+        loop {
+            rest = rest.strip_prefix(b"$")?;
+            let braced = rest.first() == Some(&b'{');
+            let name_start = usize::from(braced);
+            let name_len = rest[name_start..]
+                .iter()
+                .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+                .count();
+            if name_len == 0 {
+                return None;
+            }
+            names.push(&rest[name_start..name_start + name_len]);
+            rest = &rest[name_start + name_len..];
+            if braced {
+                rest = rest.strip_prefix(b"}")?;
+            }
+            if rest.is_empty() {
+                break;
+            }
+            let next = memchr::memchr(b'$', rest)?;
+            let between = rest[..next].trim_ascii();
+            let this = match between {
+                [] if next > 0 => b' ',
+                [byte] if byte.is_ascii_punctuation() && !b"\"'`$".contains(byte) => *byte,
+                _ => return None,
+            };
+            if separator.is_some_and(|seen| seen != this) {
+                return None;
+            }
+            separator = Some(this);
+            rest = &rest[next..];
+        }
+        if names.len() < 2 || names.len() > usize::from(u8::MAX) {
+            return None;
+        }
+        let (column, class) =
+            names
+                .iter()
+                .enumerate()
+                .find_map(|(column, name)| match self.classify_key(name) {
+                    Some(class @ (KeyClass::Password | KeyClass::Secret)) => Some((column, class)),
+                    _ => None,
+                })?;
+        Some(Pending::EchoFields {
+            fields: names.len() as u8,
+            column: column as u8,
+            separator: separator?,
+            class,
+        })
     }
 
     /// Whether `key` (without quotes or dashes) names a secret, and which kind.

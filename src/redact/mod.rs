@@ -1306,6 +1306,39 @@ impl<'r> Scanner<'r> {
                     self.pending_value = Some((rule, next));
                     position = line_end;
                 }
+                Pending::EchoFields {
+                    fields,
+                    column,
+                    separator,
+                    class,
+                } => {
+                    self.pending_value = None;
+                    let marker = output_marker_len(body);
+                    let (indent, body) = (indent + marker, &body[marker..]);
+                    let value = body.trim_ascii_end();
+                    if value.is_empty() || is_prompt(body) {
+                        return Ok(position);
+                    }
+                    let Some(secret) = echoed_field(value, fields, column, separator) else {
+                        return Ok(position);
+                    };
+                    let field = &value[secret.clone()];
+                    if !grammar.is_some_and(|g| g.plausible(field, class, true)) {
+                        return Ok(position);
+                    }
+                    let at = position + indent;
+                    output.write_all(&text[position..at + secret.start])?;
+                    self.write_redacted_line(
+                        text,
+                        at + secret.start,
+                        0,
+                        field.len(),
+                        rule,
+                        output,
+                    )?;
+                    output.write_all(&text[at + secret.end..line_end])?;
+                    position = line_end;
+                }
                 Pending::ValueField {
                     min_indent,
                     class,
@@ -1628,6 +1661,13 @@ impl<'r> Scanner<'r> {
                             lines_left: assign::COMMAND_OUTPUT_REACH,
                         },
                     ));
+                } else if let Some(fields) = redactor
+                    .table()
+                    .assignment
+                    .as_ref()
+                    .and_then(|grammar| grammar.echo_fields(content))
+                {
+                    self.pending_value = Some((rule_index, fields));
                 }
                 continue;
             }
@@ -2056,6 +2096,33 @@ fn unquoted(secret: &[u8]) -> &[u8] {
 
 /// The length of a transcript's marker of command output at the start of `body` (Claude
 /// Code's `⎿` and the blanks after it), or 0.
+/// Where the value at `column` of `fields` lies in an `echo`'s output `line`, split at
+/// `separator` (a blank: at runs of blanks), blanks around it left out. A last field takes
+/// the rest of the line (a value may hold the separator); a line with fewer fields is none.
+fn echoed_field(line: &[u8], fields: u8, column: u8, separator: u8) -> Option<Range<usize>> {
+    let is_separator = |b: &u8| {
+        if separator == b' ' {
+            b.is_ascii_whitespace()
+        } else {
+            *b == separator
+        }
+    };
+    let mut start = 0;
+    for _ in 0..column {
+        let end = start + line[start..].iter().position(is_separator)?;
+        start = end + line[end..].iter().take_while(|b| is_separator(b)).count();
+    }
+    let end = if column + 1 == fields {
+        line.len()
+    } else {
+        start + line[start..].iter().position(is_separator)?
+    };
+    let field = &line[start..end];
+    let leading = field.len() - field.trim_ascii_start().len();
+    let kept = field.trim_ascii().len();
+    (kept > 0).then_some(start + leading..start + leading + kept)
+}
+
 fn output_marker_len(body: &[u8]) -> usize {
     const MARKER: &[u8] = "⎿".as_bytes();
     if !body.starts_with(MARKER) {

@@ -1611,6 +1611,20 @@ const LEAKS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "the output of an echo of several variables, one named as a secret, at its place",
+        &[
+            "$ echo \"$RABBITMQ_DEFAULT_USER / $RABBITMQ_DEFAULT_PASS\"\nmqadmin / «{a9}+{a2}-»",
+            "$ echo $DB_USER:$DB_PASSWORD\napp:«{a10}#{a2}»",
+            "⏺ Bash(echo \"$API_TOKEN $API_URL\")\n  ⎿  «{a32}» https://api.example.com",
+            "$ echo \"${SMTP_USER}, ${SMTP_PASS}\"\nmailer@corp.io, «{a11}!{a1}»",
+            "PS C:\\app> echo $DB_HOST $DB_SECRET\ndb.internal «{a24}»",
+            "dev@box:~/app$ echo \"$CLIENT_ID|$CLIENT_SECRET\"\nweb-app|«{a40}»",
+            "Ran terminal command: echo $REDIS_HOST:$REDIS_PORT:$REDIS_PASSWORD\nredis.internal:6379:«{a12}%{a2}»",
+            "$ set -a; source .env.prod; set +a; echo \"$MQ_USER / $MQ_PASS\"\nmq / «{a8}=({a3}»",
+            "$ cd deploy && echo $VAULT_ADDR $VAULT_TOKEN\nhttps://vault.corp.io:8200 «hvs.{a24}»",
+        ],
+    ),
+    (
         "a secret column of an SQL INSERT whose column list goes over lines",
         &[
             "INSERT INTO users (\n  email,\n  password\n) VALUES ('a@corp.io', '«{a10}#{a2}»');",
@@ -2332,6 +2346,18 @@ const LOOK_ALIKES: &[(&str, &[&str])] = &[
         &[
             "$ cat ~/.erlang.cookie\ncat: /home/dev/.erlang.cookie: No such file or directory",
             "$ ls -la ~/.erlang.cookie\n-r-------- 1 dev dev 20 Dec  7 10:02 /home/dev/.erlang.cookie",
+        ],
+    ),
+    (
+        "an echo of several variables none of which is a secret, or whose secret printed empty",
+        &[
+            "$ echo \"$USER $HOME\"\ndev /home/dev",
+            "$ echo \"$DB_USER / $DB_PASS\"\napp /",
+            "$ echo \"$DB_USER / $DB_PASS\"\napp / ${DB_PASS}",
+            "echo \"$A, $SECRET_KEY, $C\" is what we print\nnothing here",
+            "$ echo \"$PASSWORD_MIN_LENGTH $PASSWORD_MAX_LENGTH\"\n8 64",
+            "$ echo $NODE_ENV:$PORT\nproduction:3000",
+            "$ echo \"$DB_USER / $DB_PASS\"\n$ ls",
         ],
     ),
     (
