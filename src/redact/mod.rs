@@ -2094,8 +2094,6 @@ fn unquoted(secret: &[u8]) -> &[u8] {
     }
 }
 
-/// The length of a transcript's marker of command output at the start of `body` (Claude
-/// Code's `⎿` and the blanks after it), or 0.
 /// Where the value at `column` of `fields` lies in an `echo`'s output `line`, split at
 /// `separator` (a blank: at runs of blanks), blanks around it left out. A last field takes
 /// the rest of the line (a value may hold the separator); a line with fewer fields is none.
@@ -2123,6 +2121,8 @@ fn echoed_field(line: &[u8], fields: u8, column: u8, separator: u8) -> Option<Ra
     (kept > 0).then_some(start + leading..start + leading + kept)
 }
 
+/// The length of a transcript's marker of command output at the start of `body` (Claude
+/// Code's `⎿` and the blanks after it), or 0.
 fn output_marker_len(body: &[u8]) -> usize {
     const MARKER: &[u8] = "⎿".as_bytes();
     if !body.starts_with(MARKER) {

@@ -1,7 +1,9 @@
 //! Statements that span lines and are read as one line: a call whose arguments go on below
 //! (`new PDO(` then `'mysql:…',` `'user',` `'…'` `);`), an SQL `INSERT` whose `VALUES` tuple
 //! is on the next lines. The scanner joins such a line to the lines below only when the line
-//! holds a keyword and leaves the statement open at its end, so text without one costs nothing.
+//! holds a keyword and leaves the statement open at its end, or (for an `INSERT` whose column
+//! list goes over lines) when a line with a keyword has the shape of a column list and an
+//! `INSERT` opens a few lines above: text without a keyword costs nothing.
 
 /// At most this many lines below are joined to the line that opened the statement.
 pub(crate) const JOIN_REACH: usize = 8;
